@@ -1,10 +1,13 @@
-/* Tests: stream power in tiles gives trn_stream_power_run's bytes for every tile size. */
+/* Tests: stream power in tiles gives trn_stream_power_run's bytes for every tile size and process
+ * count. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gen/stream_power_tiled.h"
+#include "terrane/comm.h"
 #include "terrane/landscape.h"
 #include "test.h"
 
@@ -148,6 +151,279 @@ static void test_files(void)
     check_config(&configs[1], 60, 47, dir);
 }
 
+/* ---- several processes in one: threads meeting at a barrier ---- */
+
+typedef struct th_shared {
+    pthread_barrier_t bar;
+    int size;
+    const void *ptr[8];
+    uint64_t bytes[8];
+    int ival[8];
+} th_shared;
+
+typedef struct th_impl {
+    th_shared *sh;
+    int rank;
+} th_impl;
+
+static trn_status th_counts(void *impl, uint64_t mine, uint64_t *counts, trn_error *err)
+{
+    (void)err;
+    th_impl *t = impl;
+    t->sh->bytes[t->rank] = mine;
+    pthread_barrier_wait(&t->sh->bar);
+    for (int r = 0; r < t->sh->size; r++)
+        counts[r] = t->sh->bytes[r];
+    pthread_barrier_wait(&t->sh->bar);
+    return TRN_OK;
+}
+
+static trn_status th_collect(th_impl *t, bool everyone, const void *mine, void *all,
+                             const uint64_t *counts)
+{
+    t->sh->ptr[t->rank] = mine;
+    pthread_barrier_wait(&t->sh->bar);
+    if (everyone || t->rank == 0) {
+        uint64_t at = 0;
+        for (int r = 0; r < t->sh->size; r++) {
+            if (counts[r]) memcpy((uint8_t *)all + at, t->sh->ptr[r], (size_t)counts[r]);
+            at += counts[r];
+        }
+    }
+    pthread_barrier_wait(&t->sh->bar);
+    return TRN_OK;
+}
+
+static trn_status th_allgather(void *impl, const void *mine, uint64_t bytes, void *all,
+                               const uint64_t *counts, trn_error *err)
+{
+    (void)bytes;
+    (void)err;
+    return th_collect(impl, true, mine, all, counts);
+}
+
+static trn_status th_gather(void *impl, const void *mine, uint64_t bytes, void *all,
+                            const uint64_t *counts, trn_error *err)
+{
+    (void)bytes;
+    (void)err;
+    return th_collect(impl, false, mine, all, counts);
+}
+
+static trn_status th_broadcast(void *impl, void *data, uint64_t bytes, trn_error *err)
+{
+    (void)err;
+    th_impl *t = impl;
+    if (t->rank == 0) t->sh->ptr[0] = data;
+    pthread_barrier_wait(&t->sh->bar);
+    if (t->rank != 0 && bytes) memcpy(data, t->sh->ptr[0], (size_t)bytes);
+    pthread_barrier_wait(&t->sh->bar);
+    return TRN_OK;
+}
+
+static trn_status th_max(void *impl, int mine, int *out, trn_error *err)
+{
+    (void)err;
+    th_impl *t = impl;
+    t->sh->ival[t->rank] = mine;
+    pthread_barrier_wait(&t->sh->bar);
+    int m = mine;
+    for (int r = 0; r < t->sh->size; r++)
+        if (t->sh->ival[r] > m) m = t->sh->ival[r];
+    pthread_barrier_wait(&t->sh->bar);
+    *out = m;
+    return TRN_OK;
+}
+
+static void th_free(void *impl)
+{
+    (void)impl;
+}
+
+static const trn_comm_ops th_ops = {th_counts,    th_allgather, th_gather,
+                                    th_broadcast, th_max,       th_free};
+
+typedef struct th_job {
+    th_impl impl;
+    trn_field field; /* the process's own copy */
+    trn_stream_power_params p;
+    float *area;
+    uint32_t tile;
+    const char *dir;
+    bool fail;   /* this process's tile files cannot be made */
+    bool cancel; /* this process cancels at its second step */
+    int reports;
+    trn_status st;
+    trn_stream_power_report report;
+    trn_sp_tiled_stats stats;
+    trn_error err;
+} th_job;
+
+static int job_progress(double done, const char *stage, void *user)
+{
+    (void)done;
+    (void)stage;
+    th_job *job = user;
+    return job->cancel && ++job->reports == 2 ? TRN_CANCEL : 0;
+}
+
+static void *job_run(void *arg)
+{
+    th_job *job = arg;
+    trn_comm *comm = trn_comm_new(&th_ops, &job->impl, job->impl.rank, job->impl.sh->size);
+    job->p.drainage_area = job->area;
+    job->st = trn_stream_power_run_tiled_comm(
+        &job->field, &job->p, job->tile, job->fail ? "/nonexistent/folder" : job->dir, comm,
+        &job->stats, &job->report, job_progress, job, &job->err);
+    trn_comm_free(comm);
+    return NULL;
+}
+
+/* Runs the tiled solve as procs processes (threads) on copies of f; jobs[r] holds process r's
+ * field, area and status. fail_rank: a process whose files fail, cancel_rank: one that cancels
+ * at its second step (-1: none). */
+static void run_procs(const trn_field *f, const trn_stream_power_params *p, uint32_t tile,
+                      const char *dir, int procs, int fail_rank, int cancel_rank, th_job *jobs)
+{
+    th_shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.size = procs;
+    pthread_barrier_init(&sh.bar, NULL, (unsigned)procs);
+    pthread_t th[8];
+    const size_t n = trn_field_sample_count(f);
+    for (int r = 0; r < procs; r++) {
+        memset(&jobs[r], 0, sizeof jobs[r]);
+        jobs[r].impl = (th_impl){&sh, r};
+        trn_field_init(&jobs[r].field, f->cells_x, f->cells_z, f->size_x, f->size_z, NULL);
+        memcpy(jobs[r].field.heights, f->heights, n * sizeof(float));
+        jobs[r].p = *p;
+        jobs[r].area = calloc(n, sizeof(float));
+        jobs[r].tile = tile;
+        jobs[r].dir = dir;
+        jobs[r].fail = r == fail_rank;
+        jobs[r].cancel = r == cancel_rank;
+        pthread_create(&th[r], NULL, job_run, &jobs[r]);
+    }
+    for (int r = 0; r < procs; r++)
+        pthread_join(th[r], NULL);
+    pthread_barrier_destroy(&sh.bar);
+}
+
+static void free_procs(th_job *jobs, int procs)
+{
+    for (int r = 0; r < procs; r++) {
+        trn_field_dispose(&jobs[r].field);
+        free(jobs[r].area);
+    }
+}
+
+/* The tiles shared by 2, 3 and 4 processes: every process gets the whole grid's heights and
+ * area, for tiles that do not divide the grid, more processes than rows of tiles, a process
+ * with no tile; the frames and graphs crossed between them. */
+static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *dir)
+{
+    trn_field whole = rough(cx, cz, 7), start = rough(cx, cz, 7);
+    const size_t n = trn_field_sample_count(&whole);
+    float *um = malloc(n * sizeof *um), *km = malloc(n * sizeof *km);
+    float *aw = malloc(n * sizeof *aw);
+    for (size_t k = 0; k < n; k++) {
+        um[k] = (float)(mix((uint32_t)k) % 100u) / 100.0f;
+        km[k] = 0.5f + (float)(mix((uint32_t)k * 3u) % 100u) / 50.0f;
+    }
+    trn_stream_power_params p;
+    trn_stream_power_params_default(&p);
+    p.steps = 4;
+    p.dt = 2000;
+    p.erodibility = 4e-5;
+    p.routing = c->routing;
+    p.border_outlets = c->outlets;
+    p.fixed_border = c->fixed;
+    p.sea_level = c->sea ? 10.0 : NAN;
+    p.sea_surface = c->surface;
+    p.sea_surface_depth = c->surface ? 3.0 : 0.0;
+    p.uplift_mask = c->umask ? um : NULL;
+    p.erodibility_mask = c->kmask ? km : NULL;
+    p.n = c->n;
+    p.channel_threshold = c->threshold;
+    p.diffusion = c->diffusion;
+    p.seed = 42;
+    p.drainage_area = aw;
+    trn_stream_power_report rw;
+    CHECK_OK(trn_stream_power_run(&whole, &p, &rw, NULL, NULL, NULL));
+    const uint64_t hw = hash_floats(whole.heights, n), haw = hash_floats(aw, n);
+    static const struct {
+        uint32_t tile;
+        int procs;
+    } runs[] = {{5, 2}, {16, 3}, {23, 4}, {64, 3}, {1000, 2}};
+    th_job jobs[4];
+    for (size_t s = 0; s < sizeof runs / sizeof *runs; s++) {
+        if (dir && runs[s].tile != 23) continue;
+        run_procs(&start, &p, runs[s].tile, dir, runs[s].procs, -1, -1, jobs);
+        uint64_t graph = 0, halo = 0;
+        for (int r = 0; r < runs[s].procs; r++) {
+            CHECK_OK(jobs[r].st);
+            if (jobs[r].st) fprintf(stderr, "process %d: %s\n", r, jobs[r].err.message);
+            const uint64_t ht = hash_floats(jobs[r].field.heights, n);
+            const uint64_t hat = hash_floats(jobs[r].area, n);
+            if (ht != hw || hat != haw)
+                fprintf(stderr, "%s %ux%u tile %u, %d processes, process %d: heights %s, area %s\n",
+                        c->name, cx + 1u, cz + 1u, runs[s].tile, runs[s].procs, r,
+                        ht == hw ? "same" : "DIFFER", hat == haw ? "same" : "DIFFER");
+            CHECK(ht == hw);
+            CHECK(hat == haw);
+            CHECK(jobs[r].report.pits_routed == rw.pits_routed);
+            CHECK(jobs[r].report.steps_with_pits == rw.steps_with_pits);
+            CHECK(jobs[r].report.max_area == rw.max_area);
+            CHECK(jobs[r].stats.steps == p.steps);
+            halo += jobs[r].stats.received[0];
+            graph += jobs[r].stats.received[1];
+        }
+        /* More than one tile: frames and graphs crossed between the processes. */
+        if (jobs[0].stats.tiles > 1) CHECK(halo > 0 && graph > 0);
+        free_procs(jobs, runs[s].procs);
+    }
+    trn_field_dispose(&whole);
+    trn_field_dispose(&start);
+    free(um);
+    free(km);
+    free(aw);
+}
+
+static void test_processes(void)
+{
+    for (size_t c = 0; c < sizeof configs / sizeof *configs; c++)
+        check_procs(&configs[c], 60, 47, NULL);
+}
+
+/* In files, each process its own: the same bytes. A process whose files cannot be made says
+ * why; the others stop with "another process failed"; nobody waits forever. */
+static void test_processes_files(void)
+{
+    char dir[512];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    check_procs(&configs[1], 60, 47, dir);
+    trn_field f = rough(60, 47, 7);
+    trn_stream_power_params p;
+    trn_stream_power_params_default(&p);
+    p.steps = 2;
+    th_job jobs[3];
+    run_procs(&f, &p, 16, dir, 3, 1, -1, jobs);
+    CHECK_STATUS(jobs[1].st, TRN_ERR_IO);
+    CHECK_CONTAINS(jobs[1].err.message, "could not make the tile files");
+    CHECK_STATUS(jobs[0].st, TRN_ERR_MISMATCH);
+    CHECK_CONTAINS(jobs[0].err.message, "another process failed");
+    CHECK_STATUS(jobs[2].st, TRN_ERR_MISMATCH);
+    free_procs(jobs, 3);
+    /* One process cancelled at its second step: it says so, the others stop with it. */
+    run_procs(&f, &p, 16, dir, 3, -1, 2, jobs);
+    CHECK_STATUS(jobs[2].st, TRN_ERR_CANCELLED);
+    CHECK_STATUS(jobs[0].st, TRN_ERR_MISMATCH);
+    CHECK_STATUS(jobs[1].st, TRN_ERR_MISMATCH);
+    CHECK(jobs[0].stats.steps == 1);
+    free_procs(jobs, 3);
+    trn_field_dispose(&f);
+}
+
 /* Unsupported configurations are refused by name, the field untouched. */
 static void test_refused(void)
 {
@@ -179,6 +455,8 @@ int main(void)
 {
     RUN(test_configs);
     RUN(test_files);
+    RUN(test_processes);
+    RUN(test_processes_files);
     RUN(test_refused);
     return trn_test_finish();
 }

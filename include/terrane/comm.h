@@ -49,6 +49,10 @@ int trn_comm_tile_owner(const trn_comm *comm, size_t tile, size_t tiles);
 /* Bytes this process has sent and received through the collectives so far (a serial
  * transport counts what an MPI one would move for one process). */
 void trn_comm_traffic(const trn_comm *comm, uint64_t *sent, uint64_t *received);
+/* Seconds this process has spent inside the collectives so far, of the clock and of its CPU:
+ * waiting for the other processes included (MPI may spin while it waits), so what a process
+ * spent outside them is its own work. */
+void trn_comm_time(const trn_comm *comm, double *wall, double *cpu);
 
 /* Collectives with their buffers allocated here (free them with free()). */
 /* Every process's block to every process: *all (concatenated in process order) and, when

@@ -186,6 +186,10 @@ typedef struct trn_evolve_options {
      * or a critical slope run on the whole grid whatever this says (default 0: whole grid). */
     uint32_t fine_tile;
     const char *fine_dir;
+    /* With fine_tile: the processes that share the fine steps' tiles (terrane/comm.h; each
+     * process calls with the same field and options and works on its run of tiles, the bytes
+     * of one process). NULL (default): this process alone. */
+    struct trn_comm *fine_comm;
     /* true: the field's heights (malloc'd) are freed as soon as the fine steps' input is made,
      * a whole grid less at the peak; on an error the field is then left without heights
      * (NULL). Default false: on an error the field is as it was. */

@@ -1,7 +1,9 @@
 /* The transport of a tiled run: collectives over a pluggable backend, a serial one built in. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "terrane/comm.h"
 
@@ -10,7 +12,32 @@ struct trn_comm {
     void *impl;
     int rank, size;
     uint64_t sent, received;
+    double wall, cpu; /* seconds inside the backend's collectives */
 };
+
+static double clock_s(clockid_t id)
+{
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Around each call of the backend: the time it took, waiting for the other processes
+ * included (an MPI backend may spin while it waits, so its CPU time counts too). */
+typedef struct comm_clock {
+    double wall, cpu;
+} comm_clock;
+
+static comm_clock clock_start(void)
+{
+    return (comm_clock){clock_s(CLOCK_MONOTONIC), clock_s(CLOCK_PROCESS_CPUTIME_ID)};
+}
+
+static void clock_stop(trn_comm *comm, comm_clock c)
+{
+    comm->wall += clock_s(CLOCK_MONOTONIC) - c.wall;
+    comm->cpu += clock_s(CLOCK_PROCESS_CPUTIME_ID) - c.cpu;
+}
 
 /* ---- the serial backend: one process, so every collective hands the block back ---- */
 
@@ -116,12 +143,20 @@ void trn_comm_traffic(const trn_comm *comm, uint64_t *sent, uint64_t *received)
     if (received) *received = comm->received;
 }
 
+void trn_comm_time(const trn_comm *comm, double *wall, double *cpu)
+{
+    if (wall) *wall = comm->wall;
+    if (cpu) *cpu = comm->cpu;
+}
+
 static trn_status counts_total(trn_comm *comm, uint64_t mine, uint64_t **counts_out,
                                uint64_t *total, trn_error *err)
 {
     uint64_t *counts = malloc((size_t)comm->size * sizeof *counts);
     if (!counts) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "comm: out of memory");
+    const comm_clock c = clock_start();
     trn_status st = comm->ops->share_counts(comm->impl, mine, counts, err);
+    clock_stop(comm, c);
     if (st != TRN_OK) {
         free(counts);
         return st;
@@ -150,8 +185,10 @@ static trn_status collect(trn_comm *comm, bool everyone, const void *mine, uint6
                                  (unsigned long long)total);
         }
     }
+    const comm_clock c = clock_start();
     st = everyone ? comm->ops->allgather(comm->impl, mine, bytes, buf, counts, err)
                   : comm->ops->gather(comm->impl, mine, bytes, buf, counts, err);
+    clock_stop(comm, c);
     if (st != TRN_OK) {
         free(buf);
         free(counts);
@@ -185,14 +222,18 @@ trn_status trn_comm_broadcast(trn_comm *comm, void **data, uint64_t *bytes, trn_
 {
     uint64_t n = comm->rank == 0 ? *bytes : 0;
     /* The size first (the root's count), then the block. */
+    comm_clock c = clock_start();
     trn_status st = comm->ops->broadcast(comm->impl, &n, sizeof n, err);
+    clock_stop(comm, c);
     if (st != TRN_OK) return st;
     if (comm->rank != 0) {
         *data = malloc(n ? (size_t)n : 1);
         if (!*data) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "comm: out of memory");
         *bytes = n;
     }
+    c = clock_start();
     st = comm->ops->broadcast(comm->impl, *data, n, err);
+    clock_stop(comm, c);
     if (st != TRN_OK) {
         if (comm->rank != 0) {
             free(*data);
@@ -213,8 +254,10 @@ trn_status trn_comm_agree(trn_comm *comm, trn_status local, trn_error *err)
 {
     int worst = 0;
     trn_error scratch = {0};
+    const comm_clock c = clock_start();
     trn_status st = comm->ops->max_int(comm->impl, local != TRN_OK, &worst,
                                        local != TRN_OK ? &scratch : err);
+    clock_stop(comm, c);
     if (local != TRN_OK) return local;
     if (st != TRN_OK) return st;
     if (worst)

@@ -14,6 +14,7 @@
 #include "terrane/landscape.h"
 #include "gen/d8.h"
 #include "gen/stream_power_tiled.h"
+#include "terrane/comm.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -1971,6 +1972,14 @@ typedef struct spt_run {
     double *wd2, *wo2; /* diffusion: the tile grown by SPT_SUBSTEPS samples */
     uint8_t *wb2;
     const float *umask, *kmask; /* field layout */
+    /* Across processes: comm NULL is one process holding every tile. This process works on
+     * tiles first .. last - 1 (trn_comm_first_tile's run); the others' samples it reads are
+     * copies brought by the frame exchanges, the small graphs are shared whole. */
+    trn_comm *comm;
+    uint32_t first, last;
+    uint8_t *need; /* per tile: a frame this process reads (scratch of spt_exchange) */
+    bool peer_failed;
+    trn_sp_tiled_stats *stats;
 } spt_run;
 
 static void spt_tile_box(const spt_run *r, uint32_t t, uint32_t *x0, uint32_t *z0, uint32_t *x1,
@@ -2176,6 +2185,7 @@ static void spt_free(spt_run *r)
     free(r->wd2);
     free(r->wo2);
     free(r->wb2);
+    free(r->need);
     free(r->s.pow_table);
     free(r->s.f_table);
 }
@@ -2209,8 +2219,11 @@ static bool spt_pass_receivers(spt_run *r, const trn_stream_power_params *p, uin
             const size_t k = (size_t)j * ww + i;
             const uint32_t gi = wx0 + i, gj = wz0 + j;
             /* The halo's samples in earlier tiles (the row above, the column to the left) are
-             * uplifted already: tiles go in order. */
-            if ((r->wb[k] & 1u) || gj < z0 || (gj < z1 && gi < x0)) continue;
+             * uplifted already when they are this process's: tiles go in order. Another
+             * process's are the copies of the step's start. */
+            if (r->wb[k] & 1u) continue;
+            if ((gj < z0 || (gj < z1 && gi < x0)) && spt_tile_of(r, gj * NX + gi) >= r->first)
+                continue;
             if (r->umask) {
                 /* Not base level, so inside the ring. */
                 r->wh[k] =
@@ -2582,7 +2595,17 @@ typedef struct spt_incision {
     uint8_t *visited;
     uint8_t *boxed;  /* per tile: the waiting trees' boxes are known (it was read whole) */
     uint32_t *box;   /* per root: its tree's samples x0, z0, x1, z1 (exclusive), in the grid */
+    /* Across processes: the new heights for exits in other processes' tiles, sent after the
+     * round. */
+    struct spt_handoff *out;
+    size_t nout, out_cap;
 } spt_incision;
+
+/* A new height that exit q (a root index) drains into. */
+typedef struct spt_handoff {
+    uint32_t q, unused;
+    double hr;
+} spt_handoff;
 
 static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double cell_area,
                             uint32_t t, spt_incision *inc, uint32_t *wake, size_t *nwake,
@@ -2711,9 +2734,20 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
         const size_t k = (size_t)(vj - z0) * w + (vi - x0);
         if (!fresh[k]) continue;
         const uint32_t q = inc->feeds[f].exit;
+        const uint32_t to = spt_tile_of(r, r->roots[q].v);
+        if (to < r->first || to >= r->last) {
+            if (inc->nout == inc->out_cap) {
+                const size_t cap = inc->out_cap ? 2 * inc->out_cap : 256;
+                spt_handoff *n = realloc(inc->out, cap * sizeof *n);
+                if (!n) return false;
+                inc->out = n;
+                inc->out_cap = cap;
+            }
+            inc->out[inc->nout++] = (spt_handoff){q, 0, r->wh[k]};
+            continue;
+        }
         inc->hr[q] = r->wh[k];
         inc->known[q] = 1;
-        const uint32_t to = spt_tile_of(r, r->roots[q].v);
         if (!queued[to]) {
             queued[to] = 1;
             wake[(*nwake)++ % r->ntiles] = to;
@@ -2819,12 +2853,459 @@ static bool spt_pass_border(spt_run *r, const trn_stream_power_params *p, uint32
     return spt_io(&r->H, true, x0, z0, w, z1 - z0, out, w);
 }
 
+/* ---- Across processes: the exchanges between the passes (no-ops on one process) ---- */
+
+/* Whether every process's ok is true (a collective). A process that failed keeps its own
+ * message; the others learn that one did. */
+static bool spt_agree(spt_run *r, bool ok)
+{
+    if (!r->comm) return ok;
+    trn_error scratch = {0};
+    const trn_status st = trn_comm_agree(r->comm, ok ? TRN_OK : TRN_ERR_IO, &scratch);
+    if (ok && st != TRN_OK) r->peer_failed = true;
+    return ok && st == TRN_OK;
+}
+
+/* Bytes received since *mark into one of the stats' counters; *mark moves on. */
+static void spt_count(spt_run *r, int what, uint64_t *mark_sent, uint64_t *mark_received)
+{
+    uint64_t sent = 0, received = 0;
+    trn_comm_traffic(r->comm, &sent, &received);
+    if (r->stats) {
+        r->stats->sent[what] += sent - *mark_sent;
+        r->stats->received[what] += received - *mark_received;
+    }
+    *mark_sent = sent;
+    *mark_received = received;
+}
+
+/* The frame of tile t that is width samples deep (all of it where the tile is narrower), as
+ * up to four windows (x0, z0, w, h): the bottom rows, the top rows, then the left and right
+ * columns of the rows between. Returns how many. */
+static int spt_frame(const spt_run *r, uint32_t t, uint32_t width, uint32_t win[4][4])
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    const uint32_t w = x1 - x0, h = z1 - z0;
+    const uint32_t bot = width < h ? width : h, top = width < h - bot ? width : h - bot;
+    const uint32_t mid = h - bot - top;
+    const uint32_t left = width < w ? width : w, right = width < w - left ? width : w - left;
+    const uint32_t all[4][4] = {{x0, z0, w, bot},
+                                {x0, z1 - top, w, top},
+                                {x0, z0 + bot, left, mid},
+                                {x1 - right, z0 + bot, right, mid}};
+    int n = 0;
+    for (int k = 0; k < 4; k++)
+        if (all[k][2] && all[k][3]) memcpy(win[n++], all[k], sizeof all[k]);
+    return n;
+}
+
+/* Every tile's frame width samples deep, from its process to the processes whose tiles read
+ * it (the halo: receivers, passes and the border read one sample around a tile, diffusion
+ * up to SPT_SUBSTEPS). Each process sends its tiles' frames, in tile order, to all (an
+ * all-gather) and writes in the frames of the other processes' tiles within width of its
+ * own. */
+static bool spt_exchange(spt_run *r, spt_grid *g, uint32_t width, bool ok)
+{
+    if (!r->comm) return ok;
+    uint64_t ms = 0, mr = 0;
+    trn_comm_traffic(r->comm, &ms, &mr);
+    uint32_t win[4][4];
+    size_t bytes = 0;
+    for (uint32_t t = r->first; t < r->last; t++) {
+        const int n = spt_frame(r, t, width, win);
+        for (int k = 0; k < n; k++)
+            bytes += (size_t)win[k][2] * win[k][3] * g->elem;
+    }
+    uint8_t *mine = ok ? malloc(bytes ? bytes : 1) : NULL;
+    ok = ok && mine;
+    size_t at = 0;
+    for (uint32_t t = r->first; t < r->last && ok; t++) {
+        const int n = spt_frame(r, t, width, win);
+        for (int k = 0; k < n && ok; k++) {
+            ok = spt_io(g, false, win[k][0], win[k][1], win[k][2], win[k][3], mine + at, win[k][2]);
+            at += (size_t)win[k][2] * win[k][3] * g->elem;
+        }
+    }
+    void *all = NULL;
+    ok = spt_agree(r, ok) &&
+         trn_comm_allgather(r->comm, mine, ok ? bytes : 0, &all, NULL, NULL) == TRN_OK;
+    free(mine);
+    if (ok) {
+        /* The tiles this process reads: those within width of one of its own. */
+        memset(r->need, 0, r->ntiles);
+        for (uint32_t t = r->first; t < r->last; t++) {
+            uint32_t x0, z0, x1, z1;
+            spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+            const uint32_t a0 = (x0 > width ? x0 - width : 0) / r->T;
+            const uint32_t b0 = (z0 > width ? z0 - width : 0) / r->T;
+            const uint32_t a1 = ((x1 + width < r->s.nx ? x1 + width : r->s.nx) - 1u) / r->T;
+            const uint32_t b1 = ((z1 + width < r->s.nz ? z1 + width : r->s.nz) - 1u) / r->T;
+            for (uint32_t b = b0; b <= b1; b++)
+                for (uint32_t a = a0; a <= a1; a++)
+                    r->need[b * r->tnx + a] = 1;
+        }
+        at = 0;
+        for (uint32_t t = 0; t < r->ntiles && ok; t++) {
+            const int n = spt_frame(r, t, width, win);
+            const bool put = r->need[t] && (t < r->first || t >= r->last);
+            for (int k = 0; k < n && ok; k++) {
+                if (put)
+                    ok = spt_io(g, true, win[k][0], win[k][1], win[k][2], win[k][3],
+                                (uint8_t *)all + at, win[k][2]);
+                at += (size_t)win[k][2] * win[k][3] * g->elem;
+            }
+        }
+    }
+    free(all);
+    spt_count(r, 0, &ms, &mr);
+    return ok;
+}
+
+/* The roots and perimeters of every tile, from the processes that made them (each made its
+ * own tiles' after resetting nroots): afterwards every process holds the whole forest's roots
+ * as one process would, in tile order. */
+static bool spt_share_roots(spt_run *r, bool ok)
+{
+    if (!r->comm) return ok;
+    uint64_t ms = 0, mr = 0;
+    trn_comm_traffic(r->comm, &ms, &mr);
+    const uint32_t own = r->last - r->first;
+    uint32_t *cnt = malloc((own ? own : 1) * sizeof *cnt);
+    ok = ok && cnt;
+    for (uint32_t k = 0; k < own && ok; k++)
+        cnt[k] = (uint32_t)(r->root_at[r->first + k + 1] - r->root_at[r->first + k]);
+    void *counts = NULL, *roots = NULL, *perim = NULL;
+    ok = spt_agree(r, ok) &&
+         trn_comm_allgather(r->comm, cnt, (uint64_t)own * sizeof *cnt, &counts, NULL, NULL) ==
+             TRN_OK &&
+         trn_comm_allgather(r->comm, r->roots, (uint64_t)r->nroots * sizeof *r->roots, &roots, NULL,
+                            NULL) == TRN_OK &&
+         trn_comm_allgather(r->comm, r->perim + r->perim_at[r->first],
+                            (uint64_t)(r->perim_at[r->last] - r->perim_at[r->first]) *
+                                sizeof *r->perim,
+                            &perim, NULL, NULL) == TRN_OK;
+    free(cnt);
+    if (ok) {
+        const uint32_t *c = counts;
+        r->root_at[0] = 0;
+        for (uint32_t t = 0; t < r->ntiles; t++)
+            r->root_at[t + 1] = r->root_at[t] + c[t];
+        free(r->roots);
+        r->roots = roots;
+        roots = NULL;
+        r->nroots = r->root_cap = r->root_at[r->ntiles];
+        memcpy(r->perim, perim, r->perim_at[r->ntiles] * sizeof *r->perim);
+    }
+    free(counts);
+    free(roots);
+    free(perim);
+    spt_count(r, 1, &ms, &mr);
+    return ok;
+}
+
+/* The sum over the processes of a count (a collective; 0 where it fails). */
+static bool spt_sum(spt_run *r, bool ok, uint64_t *value)
+{
+    if (!r->comm) return ok;
+    void *all = NULL;
+    ok = spt_agree(r, ok) &&
+         trn_comm_allgather(r->comm, value, sizeof *value, &all, NULL, NULL) == TRN_OK;
+    uint64_t sum = 0;
+    for (int k = 0; ok && k < trn_comm_size(r->comm); k++) {
+        uint64_t v;
+        memcpy(&v, (uint8_t *)all + (size_t)k * sizeof v, sizeof v);
+        sum += v;
+    }
+    free(all);
+    *value = ok ? sum : 0;
+    return ok;
+}
+
+/* Process 0's tasks (*tasks, *ntasks there) to every process. */
+static bool spt_share_tasks(spt_run *r, bool ok, spt_task **tasks, size_t *ntasks)
+{
+    if (!r->comm) return ok;
+    uint64_t ms = 0, mr = 0;
+    trn_comm_traffic(r->comm, &ms, &mr);
+    uint64_t bytes = trn_comm_rank(r->comm) == 0 ? (uint64_t)*ntasks * sizeof **tasks : 0;
+    if (trn_comm_rank(r->comm) != 0) {
+        free(*tasks);
+        *tasks = NULL;
+        *ntasks = 0;
+    }
+    void *data = *tasks;
+    ok = spt_agree(r, ok) && trn_comm_broadcast(r->comm, &data, &bytes, NULL) == TRN_OK;
+    if (ok) {
+        *tasks = data;
+        *ntasks = (size_t)(bytes / sizeof **tasks);
+    }
+    spt_count(r, 1, &ms, &mr);
+    return ok;
+}
+
+/* Kruskal's tree over every process's lowest passes, on process 0 (each process's table
+ * holds the pairs met from its own tiles; the lowest of each pair under edge_cmp's strict
+ * order is the same whoever found it), its carving tasks to every process. */
+static bool spt_route_shared(spt_run *r, bool ok, spt_table *tab, uint32_t nb, spt_task **tasks,
+                             size_t *ntasks)
+{
+    *tasks = NULL;
+    *ntasks = 0;
+    if (!r->comm) return ok && spt_route(r, tab, nb, tasks, ntasks);
+    uint64_t ms = 0, mr = 0;
+    trn_comm_traffic(r->comm, &ms, &mr);
+    spt_edge *mine = malloc((tab->count ? tab->count : 1) * sizeof *mine);
+    ok = ok && mine;
+    size_t c = 0;
+    for (size_t k = 0; ok && k < tab->cap; k++)
+        if (tab->keys[k] != UINT64_MAX) mine[c++] = tab->edges[k];
+    void *all = NULL;
+    uint64_t *counts = NULL;
+    ok = spt_agree(r, ok) &&
+         trn_comm_gather(r->comm, mine, (uint64_t)c * sizeof *mine, &all, &counts, NULL) == TRN_OK;
+    free(mine);
+    if (ok && trn_comm_rank(r->comm) == 0) {
+        uint64_t total = 0;
+        for (int k = 0; k < trn_comm_size(r->comm); k++)
+            total += counts[k];
+        const spt_edge *e = all;
+        for (size_t k = 0; k < (size_t)(total / sizeof *e) && ok; k++) {
+            const uint32_t a = e[k].ba, b = e[k].bb;
+            const uint64_t key = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+            ok = spt_table_put(tab, key, &e[k]);
+        }
+        ok = ok && spt_route(r, tab, nb, tasks, ntasks);
+    }
+    free(all);
+    free(counts);
+    spt_count(r, 1, &ms, &mr);
+    return spt_share_tasks(r, ok, tasks, ntasks);
+}
+
+/* The counts that cross tiles: each exit's count (the samples draining through it in its tile)
+ * added down the chain of exits it drains through (in an order with each exit after every exit
+ * draining into it: whole counts, so the order of the additions does not matter), then one
+ * inflow task per exit: its receiver in the next tile gets its total. On process 0, the tasks
+ * to every process; tasks sorted by tile, task_at[t] the first of tile t. */
+static bool spt_inflows(spt_run *r, bool ok, spt_task **tasks_out, size_t *ntasks_out,
+                        size_t *task_at)
+{
+    spt_task *tasks = NULL;
+    size_t ntasks = 0;
+    const bool solve = !r->comm || trn_comm_rank(r->comm) == 0;
+    uint32_t *down = NULL, *deg = NULL, *order = NULL;
+    if (ok && solve) {
+        down = malloc((r->nroots ? r->nroots : 1) * sizeof *down);
+        deg = calloc(r->nroots ? r->nroots : 1, sizeof *deg);
+        order = malloc((r->nroots ? r->nroots : 1) * sizeof *order);
+        tasks = malloc((r->nroots ? r->nroots : 1) * sizeof *tasks);
+        ok = down && deg && order && tasks;
+    }
+    if (ok && solve) {
+        for (size_t q = 0; q < r->nroots; q++) {
+            const spt_root *x = &r->roots[q];
+            down[q] = UINT32_MAX;
+            if (x->kind != SPT_EXIT) continue;
+            const spt_root *y = spt_root_of(r, x->target);
+            if (y->kind == SPT_EXIT) {
+                down[q] = (uint32_t)(y - r->roots);
+                deg[down[q]]++;
+            }
+        }
+        size_t qt = 0;
+        for (size_t q = 0; q < r->nroots; q++)
+            if (r->roots[q].kind == SPT_EXIT && !deg[q]) order[qt++] = (uint32_t)q;
+        for (size_t qh = 0; qh < qt; qh++) {
+            const uint32_t q = order[qh];
+            if (down[q] != UINT32_MAX) {
+                r->roots[down[q]].count += r->roots[q].count;
+                if (--deg[down[q]] == 0) order[qt++] = down[q];
+            }
+        }
+        /* Each exit's count arrives at its receiver in the next tile. */
+        for (size_t q = 0; q < r->nroots; q++) {
+            const spt_root *x = &r->roots[q];
+            if (x->kind != SPT_EXIT) continue;
+            tasks[ntasks++] =
+                (spt_task){spt_tile_of(r, x->target), x->target, x->count, (uint32_t)q};
+        }
+        qsort(tasks, ntasks, sizeof *tasks, spt_task_cmp);
+    }
+    free(down);
+    free(deg);
+    free(order);
+    ok = spt_share_tasks(r, ok, &tasks, &ntasks);
+    if (ok)
+        for (uint32_t t = 0, q = 0; t <= r->ntiles; t++) {
+            while (q < ntasks && tasks[q].tile < t)
+                q++;
+            task_at[t] = q;
+        }
+    *tasks_out = tasks;
+    *ntasks_out = ntasks;
+    return ok;
+}
+
+/* Incision over this process's tiles, first in first out as the heights their exits drain
+ * into become known; across processes in rounds: each process runs until none of its tiles
+ * can go, then every process's new heights for exits in other processes' tiles are
+ * all-gathered, and the rounds end when no process has any to send. Each sample is computed
+ * once from the same operands whatever the order of the visits. */
+static bool spt_incise_all(spt_run *r, const trn_stream_power_params *p, double cell_area,
+                           spt_incision *inc, uint32_t *wake, uint8_t *queued, bool ok)
+{
+    if (ok) {
+        memset(inc->visited, 0, r->ntiles);
+        memset(inc->boxed, 0, r->ntiles);
+        memset(queued, 0, r->ntiles);
+    }
+    size_t nw = 0, head = 0;
+    for (uint32_t t = r->first; t < r->last && ok; t++) {
+        wake[nw++] = t;
+        queued[t] = 1;
+    }
+    for (;;) {
+        /* A ring of the tiles to visit, each in it at most once: a tile's exits that become
+         * known while it waits are solved in one visit. */
+        while (head < nw && ok) {
+            const uint32_t t = wake[head++ % r->ntiles];
+            queued[t] = 0;
+            ok = spt_pass_incise(r, p, cell_area, t, inc, wake, &nw, queued);
+        }
+        if (!r->comm) return ok;
+        uint64_t ms = 0, mr = 0;
+        trn_comm_traffic(r->comm, &ms, &mr);
+        void *all = NULL;
+        uint64_t *counts = NULL;
+        ok = spt_agree(r, ok) &&
+             trn_comm_allgather(r->comm, inc->out, (uint64_t)inc->nout * sizeof *inc->out, &all,
+                                &counts, NULL) == TRN_OK;
+        inc->nout = 0;
+        uint64_t total = 0;
+        for (int k = 0; ok && k < trn_comm_size(r->comm); k++)
+            total += counts[k];
+        const spt_handoff *h = all;
+        for (size_t k = 0; ok && k < (size_t)(total / sizeof *h); k++) {
+            const uint32_t q = h[k].q, to = spt_tile_of(r, r->roots[q].v);
+            if (to < r->first || to >= r->last) continue;
+            inc->hr[q] = h[k].hr;
+            inc->known[q] = 1;
+            if (!queued[to]) {
+                queued[to] = 1;
+                wake[nw++ % r->ntiles] = to;
+            }
+        }
+        free(all);
+        free(counts);
+        spt_count(r, 2, &ms, &mr);
+        if (r->stats && ok && total) r->stats->incision_rounds++;
+        if (!ok || !total) return ok;
+    }
+}
+
+/* The result on every process: each process's tiles (heights, drainage area) all-gathered into
+ * the field as the one-process run writes it; the largest area off base level, agreed. */
+static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_field *field,
+                              double cell_area, uint32_t *amax, bool ok)
+{
+    uint64_t ms = 0, mr = 0;
+    trn_comm_traffic(r->comm, &ms, &mr);
+    size_t n = 0;
+    for (uint32_t t = r->first; t < r->last; t++) {
+        uint32_t x0, z0, x1, z1;
+        spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+        n += (size_t)(x1 - x0) * (z1 - z0);
+    }
+    /* Heights (doubles) then areas, tile by tile; then this process's largest area. */
+    const size_t per = sizeof(double) + sizeof(uint32_t);
+    uint8_t *mine = ok ? malloc(n * per + sizeof(uint32_t)) : NULL;
+    ok = ok && mine;
+    uint32_t mymax = 0;
+    size_t at = 0;
+    for (uint32_t t = r->first; t < r->last && ok; t++) {
+        uint32_t x0, z0, x1, z1;
+        spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+        const uint32_t w = x1 - x0, h = z1 - z0;
+        const size_t tn = (size_t)w * h;
+        double *hh = (double *)(void *)(mine + at);
+        uint32_t *aa = (uint32_t *)(void *)(mine + at + tn * sizeof(double));
+        ok = spt_io(&r->H, false, x0, z0, w, h, hh, w) &&
+             spt_io(&r->AREA, false, x0, z0, w, h, aa, w) &&
+             spt_io(&r->BASE, false, x0, z0, w, h, r->wb, w);
+        for (size_t k = 0; k < tn && ok; k++)
+            if (aa[k] > mymax && !(r->wb[k] & 1u)) mymax = aa[k];
+        at += tn * per;
+    }
+    if (ok) memcpy(mine + at, &mymax, sizeof mymax);
+    void *all = NULL;
+    uint64_t *counts = NULL;
+    ok = spt_agree(r, ok) && trn_comm_allgather(r->comm, mine, ok ? at + sizeof mymax : 0, &all,
+                                                &counts, NULL) == TRN_OK;
+    free(mine);
+    const bool sea = isfinite(p->sea_level);
+    const uint32_t pad = r->pad, fnx = r->fnx, fnz = r->fnz;
+    *amax = 0;
+    at = 0;
+    for (int q = 0; ok && q < trn_comm_size(r->comm); q++) {
+        const size_t end = at + (size_t)counts[q];
+        const uint32_t f0 = (uint32_t)trn_comm_first_tile(r->comm, q, r->ntiles);
+        const uint32_t f1 = q + 1 == trn_comm_size(r->comm)
+                                ? r->ntiles
+                                : (uint32_t)trn_comm_first_tile(r->comm, q + 1, r->ntiles);
+        for (uint32_t t = f0; t < f1; t++) {
+            uint32_t x0, z0, x1, z1;
+            spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+            const uint32_t w = x1 - x0;
+            const size_t tn = (size_t)w * (z1 - z0);
+            const uint8_t *hh = (const uint8_t *)all + at;
+            const uint8_t *aa = hh + tn * sizeof(double);
+            for (size_t k = 0; k < tn; k++) {
+                const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
+                if (i < pad || j < pad || i - pad >= fnx || j - pad >= fnz) continue;
+                double hv;
+                uint32_t av;
+                memcpy(&hv, hh + k * sizeof hv, sizeof hv);
+                memcpy(&av, aa + k * sizeof av, sizeof av);
+                float *fh = &field->heights[(size_t)(j - pad) * fnx + (i - pad)];
+                if (!(p->sea_surface && sea && (double)*fh <= p->sea_level))
+                    *fh = (float)hv;
+                else if ((double)*fh < trn_sp_surface_floor(p))
+                    *fh = (float)trn_sp_surface_floor(p);
+                if (p->drainage_area)
+                    p->drainage_area[(size_t)(j - pad) * fnx + (i - pad)] =
+                        (float)((double)av * cell_area);
+            }
+            at += tn * per;
+        }
+        uint32_t m;
+        memcpy(&m, (const uint8_t *)all + at, sizeof m);
+        if (m > *amax) *amax = m;
+        at = end;
+    }
+    free(all);
+    free(counts);
+    spt_count(r, 3, &ms, &mr);
+    return ok;
+}
+
 trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_params *p,
                                       uint32_t tile, const char *dir,
                                       trn_stream_power_report *report, trn_progress_fn progress,
                                       void *user, trn_error *err)
 {
+    return trn_stream_power_run_tiled_comm(field, p, tile, dir, NULL, NULL, report, progress, user,
+                                           err);
+}
+
+trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_power_params *p,
+                                           uint32_t tile, const char *dir, trn_comm *comm,
+                                           trn_sp_tiled_stats *stats,
+                                           trn_stream_power_report *report,
+                                           trn_progress_fn progress, void *user, trn_error *err)
+{
     if (report) memset(report, 0, sizeof *report);
+    if (stats) memset(stats, 0, sizeof *stats);
     trn_status st = sp_check_run(field, p, err);
     if (st) return st;
     if (tile < 1)
@@ -2860,6 +3341,16 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
     r.tnx = (s->nx + r.T - 1u) / r.T;
     r.tnz = (s->nz + r.T - 1u) / r.T;
     r.ntiles = r.tnx * r.tnz;
+    r.comm = comm;
+    r.stats = stats;
+    r.first = comm ? (uint32_t)trn_comm_first_tile(comm, trn_comm_rank(comm), r.ntiles) : 0;
+    r.last = comm && trn_comm_rank(comm) + 1 < trn_comm_size(comm)
+                 ? (uint32_t)trn_comm_first_tile(comm, trn_comm_rank(comm) + 1, r.ntiles)
+                 : r.ntiles;
+    if (stats) {
+        stats->tiles = r.ntiles;
+        stats->tiles_owned = r.last - r.first;
+    }
     s->dx = field->size_x / field->cells_x;
     s->dz = field->size_z / field->cells_z;
     s->dd = sqrt(s->dx * s->dx + s->dz * s->dz);
@@ -2880,7 +3371,8 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
     size_t perim = 0;
     r.perim_at = malloc(((size_t)r.ntiles + 1u) * sizeof *r.perim_at);
     r.root_at = malloc(((size_t)r.ntiles + 1u) * sizeof *r.root_at);
-    bool ok = s->pow_table && s->f_table && r.perim_at && r.root_at;
+    r.need = malloc(r.ntiles);
+    bool ok = s->pow_table && s->f_table && r.perim_at && r.root_at && r.need;
     if (ok) {
         for (uint32_t t = 0; t < r.ntiles; t++) {
             uint32_t x0, z0, x1, z1;
@@ -2914,8 +3406,13 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
          spt_grid_open(&r.CODE, dir, s->nx, s->nz, 1) &&
          spt_grid_open(&r.LR, dir, s->nx, s->nz, sizeof(uint32_t)) &&
          spt_grid_open(&r.AREA, dir, s->nx, s->nz, sizeof(uint32_t));
-    if (!ok) {
+    if (!spt_agree(&r, ok)) {
+        const bool peer = r.peer_failed;
         spt_free(&r);
+        if (peer)
+            return trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                                 "stream power in tiles: another process failed (its own "
+                                 "message says why)");
         return trn_error_set(err, dir ? TRN_ERR_IO : TRN_ERR_NO_MEMORY, NULL, -1,
                              "stream power in tiles: %s for %zu samples",
                              dir ? "could not make the tile files" : "out of memory", s->n);
@@ -2937,7 +3434,19 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
             brow = malloc(s->nx);
         }
         ok = hrow && brow;
-        for (uint32_t j = 0; j < s->nz && ok; j++) {
+        /* Across processes, the rows this process's tiles read: theirs and the halo. */
+        uint32_t j0 = 0, j1 = s->nz;
+        if (comm) {
+            uint32_t x0, z0, x1, z1;
+            j1 = 0;
+            if (r.first < r.last) {
+                spt_tile_box(&r, r.first, &x0, &z0, &x1, &z1);
+                j0 = z0 > SPT_SUBSTEPS ? z0 - SPT_SUBSTEPS : 0;
+                spt_tile_box(&r, r.last - 1u, &x0, &z0, &x1, &z1);
+                j1 = z1 + SPT_SUBSTEPS < s->nz ? z1 + SPT_SUBSTEPS : s->nz;
+            }
+        }
+        for (uint32_t j = j0; j < j1 && ok; j++) {
             for (uint32_t i = 0; i < s->nx; i++) {
                 const bool border = i == 0 || j == 0 || i + 1u == s->nx || j + 1u == s->nz;
                 double hk;
@@ -2992,7 +3501,8 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
     spt_task *tasks = NULL;
     size_t ntasks = 0;
     uint32_t *chase = NULL;
-    spt_incision inc = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    spt_incision inc;
+    memset(&inc, 0, sizeof inc);
     uint32_t *wake = NULL;
     uint8_t *queued = NULL;
     size_t *task_at = malloc(((size_t)r.ntiles + 1u) * sizeof *task_at);
@@ -3001,20 +3511,29 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
     inc.visited = malloc(r.ntiles);
     inc.boxed = malloc(r.ntiles);
     ok = ok && task_at && wake && queued && inc.visited && inc.boxed;
-    for (uint32_t step = 0; step < p->steps && ok && !st; step++) {
+    /* Across processes every collective below is called by every process in the same order:
+     * what decides whether a block runs (the pits' total, the parameters) is the same on all,
+     * and each collective first agrees that no process has failed. */
+    ok = spt_agree(&r, ok);
+    const uint32_t T0 = r.first, T1 = r.last;
+    for (uint32_t step = 0; step < p->steps && ok; step++) {
         if (trn_progress_report(&pr, (double)step / (double)p->steps, "stream power")) {
             st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "stream power: cancelled");
-            break;
+            ok = false;
         }
         /* Uplift and receivers. */
         uint64_t pits = 0;
-        for (uint32_t t = 0; t < r.ntiles && ok; t++)
+        for (uint32_t t = T0; t < T1 && ok; t++)
             ok = spt_pass_receivers(&r, p, t, rho8, salt, &pits);
+        ok = spt_sum(&r, ok, &pits);
         /* Closed depressions: the tiles' trees, their basins, the passes, the carving. */
         if (ok && pits) {
+            ok = spt_exchange(&r, &r.H, 1, ok); /* the uplifted heights around each tile */
             r.nroots = 0;
-            for (uint32_t t = 0; t < r.ntiles && ok; t++)
+            for (uint32_t t = T0; t < T1 && ok; t++)
                 ok = spt_pass_trees(&r, t);
+            ok = spt_exchange(&r, &r.LR, 1, ok);
+            ok = spt_share_roots(&r, ok);
             free(chase);
             chase = ok ? malloc((r.nroots ? r.nroots : 1) * sizeof *chase) : NULL;
             ok = ok && chase;
@@ -3022,16 +3541,16 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
             tab.count = 0;
             for (size_t k = 0; k < tab.cap; k++)
                 tab.keys[k] = UINT64_MAX;
-            for (uint32_t t = 0; t < r.ntiles && ok; t++)
+            for (uint32_t t = T0; t < T1 && ok; t++)
                 ok = spt_pass_passes(&r, t, &tab);
             free(tasks);
-            tasks = NULL;
-            ok = ok && spt_route(&r, &tab, nb, &tasks, &ntasks);
+            ok = spt_route_shared(&r, ok, &tab, nb, &tasks, &ntasks);
             for (size_t q = 0; q < ntasks && ok;) {
                 size_t e = q;
                 while (e < ntasks && tasks[e].tile == tasks[q].tile)
                     e++;
-                ok = spt_pass_carve(&r, tasks[q].tile, tasks + q, e - q);
+                if (tasks[q].tile >= T0 && tasks[q].tile < T1)
+                    ok = spt_pass_carve(&r, tasks[q].tile, tasks + q, e - q);
                 q = e;
             }
             if (report) {
@@ -3039,62 +3558,17 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
                 report->steps_with_pits++;
             }
         }
-        /* The routed forest's roots and counts per tile, then the counts that cross tiles
-         * (exits in an order with each exit after every exit draining into it). */
+        /* The routed forest's roots and counts per tile, then the counts that cross tiles. */
         r.nroots = 0;
-        for (uint32_t t = 0; t < r.ntiles && ok; t++)
+        for (uint32_t t = T0; t < T1 && ok; t++)
             ok = spt_pass_area(&r, t, NULL, 0, false);
+        ok = spt_share_roots(&r, ok);
         free(tasks);
         tasks = NULL;
         ntasks = 0;
-        uint32_t *down = NULL, *deg = NULL, *order = NULL;
-        if (ok) {
-            down = malloc((r.nroots ? r.nroots : 1) * sizeof *down);
-            deg = calloc(r.nroots ? r.nroots : 1, sizeof *deg);
-            order = malloc((r.nroots ? r.nroots : 1) * sizeof *order);
-            tasks = malloc((r.nroots ? r.nroots : 1) * sizeof *tasks);
-            ok = down && deg && order && tasks;
-        }
-        if (ok) {
-            for (size_t q = 0; q < r.nroots; q++) {
-                const spt_root *x = &r.roots[q];
-                down[q] = UINT32_MAX;
-                if (x->kind != SPT_EXIT) continue;
-                const spt_root *y = spt_root_of(&r, x->target);
-                if (y->kind == SPT_EXIT) {
-                    down[q] = (uint32_t)(y - r.roots);
-                    deg[down[q]]++;
-                }
-            }
-            size_t qt = 0;
-            for (size_t q = 0; q < r.nroots; q++)
-                if (r.roots[q].kind == SPT_EXIT && !deg[q]) order[qt++] = (uint32_t)q;
-            for (size_t qh = 0; qh < qt; qh++) {
-                const uint32_t q = order[qh];
-                if (down[q] != UINT32_MAX) {
-                    r.roots[down[q]].count += r.roots[q].count;
-                    if (--deg[down[q]] == 0) order[qt++] = down[q];
-                }
-            }
-            /* Each exit's count arrives at its receiver in the next tile. */
-            for (size_t q = 0; q < r.nroots; q++) {
-                const spt_root *x = &r.roots[q];
-                if (x->kind != SPT_EXIT) continue;
-                tasks[ntasks++] =
-                    (spt_task){spt_tile_of(&r, x->target), x->target, x->count, (uint32_t)q};
-            }
-            qsort(tasks, ntasks, sizeof *tasks, spt_task_cmp);
-            for (uint32_t t = 0, q = 0; t <= r.ntiles; t++) {
-                while (q < ntasks && tasks[q].tile < t)
-                    q++;
-                task_at[t] = q;
-            }
-            for (uint32_t t = 0; t < r.ntiles && ok; t++)
-                ok = spt_pass_area(&r, t, tasks + task_at[t], task_at[t + 1] - task_at[t], true);
-        }
-        free(down);
-        free(deg);
-        free(order);
+        ok = spt_inflows(&r, ok, &tasks, &ntasks, task_at);
+        for (uint32_t t = T0; t < T1 && ok; t++)
+            ok = spt_pass_area(&r, t, tasks + task_at[t], task_at[t + 1] - task_at[t], true);
         /* Incision, tiles woken as the heights their exits drain into become known. */
         if (ok) {
             free(inc.hr);
@@ -3106,46 +3580,47 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
             inc.known = calloc(r.nroots ? r.nroots : 1, 1);
             inc.done = calloc(r.nroots ? r.nroots : 1, 1);
             ok = inc.hr && inc.known && inc.done && inc.box;
-        }
-        if (ok) {
             inc.feeds = tasks;
             inc.feed_at = task_at;
-            memset(inc.visited, 0, r.ntiles);
-            memset(inc.boxed, 0, r.ntiles);
-            memset(queued, 1, r.ntiles);
-            /* A ring of the tiles to visit, first in first out, each in it at most once: a
-             * tile's exits that become known while it waits are solved in one visit. */
-            size_t nw = 0, head = 0;
-            for (uint32_t t = 0; t < r.ntiles; t++)
-                wake[nw++] = t;
-            while (head < nw && ok) {
-                const uint32_t t = wake[head++ % r.ntiles];
-                queued[t] = 0;
-                ok = spt_pass_incise(&r, p, cell_area, t, &inc, wake, &nw, queued);
-            }
+            inc.nout = 0;
         }
-        /* Diffusion substeps, H and H2 taking turns. */
-        if (ok && p->diffusion > 0) {
+        ok = spt_incise_all(&r, p, cell_area, &inc, wake, queued, ok);
+        /* Diffusion substeps, H and H2 taking turns, each group on the heights around the tile
+         * as the group before left them. */
+        if (p->diffusion > 0) {
             const double ax = 1.0 / (s->dx * s->dx), az = 1.0 / (s->dz * s->dz);
             const double limit = 0.45 / (p->diffusion * (ax + az));
             uint32_t sub = (uint32_t)ceil(p->dt / limit);
             if (sub < 1) sub = 1;
             const double kdt = p->diffusion * p->dt / (double)sub;
-            for (uint32_t it = 0; it < sub && ok; it += SPT_SUBSTEPS) {
+            /* Every group on every process, whatever failed where (spt_exchange agrees on it):
+             * the processes must call the same collectives. */
+            for (uint32_t it = 0; it < sub && (ok || comm); it += SPT_SUBSTEPS) {
                 const uint32_t subs = sub - it < SPT_SUBSTEPS ? sub - it : SPT_SUBSTEPS;
-                for (uint32_t t = 0; t < r.ntiles && ok; t++)
+                ok = spt_exchange(&r, &r.H, subs, ok);
+                for (uint32_t t = T0; t < T1 && ok; t++)
                     ok = spt_pass_diffuse(&r, t, subs, ax, az, kdt);
                 const spt_grid g = r.H;
                 r.H = r.H2;
                 r.H2 = g;
             }
         }
-        for (uint32_t t = 0; t < r.ntiles && ok; t++)
+        ok = spt_exchange(&r, &r.H, 1, ok);
+        for (uint32_t t = T0; t < T1 && ok; t++)
             ok = spt_pass_border(&r, p, t);
+        /* The next step's receivers read one sample around each tile. */
+        if (step + 1u < p->steps) ok = spt_exchange(&r, &r.H, 1, ok);
+        ok = spt_agree(&r, ok);
         if (ok && report) report->steps = step + 1u;
+        if (ok && stats) stats->steps = step + 1u;
     }
-    /* The result, row by row. */
-    if (ok && !st) {
+    /* The result: on one process row by row, across processes gathered from each. */
+    if (ok && !st && comm) {
+        uint32_t amax = 0;
+        ok = spt_result_shared(&r, p, field, cell_area, &amax, ok);
+        if (report) report->max_area = (double)amax * cell_area;
+        if (ok) trn_progress_report(&pr, 1.0, "stream power");
+    } else if (ok && !st) {
         double *hrow = malloc(s->nx * sizeof *hrow);
         uint32_t *arow = malloc(s->nx * sizeof *arow);
         uint8_t *brow = malloc(s->nx);
@@ -3177,10 +3652,15 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
         free(brow);
         if (ok) trn_progress_report(&pr, 1.0, "stream power");
     }
-    if (!ok && !st)
+    if (!ok && !st && r.peer_failed)
+        st = trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                           "stream power in tiles: another process failed (its own message "
+                           "says why)");
+    else if (!ok && !st)
         st = trn_error_set(err, dir ? TRN_ERR_IO : TRN_ERR_NO_MEMORY, NULL, -1,
                            "stream power in tiles: %s",
                            dir ? "reading or writing the tile files failed" : "out of memory");
+    free(inc.out);
     free(tab.keys);
     free(tab.edges);
     free(tasks);

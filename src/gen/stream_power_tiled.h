@@ -22,6 +22,32 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
                                       trn_stream_power_report *report, trn_progress_fn progress,
                                       void *user, trn_error *err);
 
+/* What a run across processes moved, for this process: bytes sent and received by kind
+ * (0: the frames around the tiles; 1: the small graphs: roots and perimeters, passes, carving
+ * and inflow tasks; 2: incision's new heights between rounds; 3: the result). */
+typedef struct trn_sp_tiled_stats {
+    uint64_t sent[4], received[4];
+    uint32_t tiles, tiles_owned, steps;
+    uint32_t incision_rounds; /* exchanges of new heights that carried any, all steps */
+} trn_sp_tiled_stats;
+
+/* trn_stream_power_run_tiled shared by the processes of comm (NULL: one process, as
+ * trn_stream_power_run_tiled): every process calls it with the same field and parameters and
+ * works on its run of tiles (trn_comm_first_tile); the frames around the tiles are exchanged
+ * between the passes, the small graphs are solved where they must be (the basins' chains on
+ * every process from the shared roots, Kruskal's tree and the crossing counts on process 0, the
+ * incision's heights in rounds), and every process gets the whole result: the bytes of one
+ * process for any process count. dir: each process's own folder (or a shared one: the files
+ * are unlinked at once). stats may be NULL. A failure on one process is agreed on at the next
+ * exchange: it reports its own message, the others TRN_ERR_MISMATCH ("another process
+ * failed"). */
+struct trn_comm;
+trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_power_params *p,
+                                           uint32_t tile, const char *dir, struct trn_comm *comm,
+                                           trn_sp_tiled_stats *stats,
+                                           trn_stream_power_report *report,
+                                           trn_progress_fn progress, void *user, trn_error *err);
+
 /* With sea_surface: the lowest height a sample under the sea level comes back at (its level less
  * sea_surface_depth; -infinity when that is 0: the bed as it came). */
 double trn_sp_surface_floor(const trn_stream_power_params *p);

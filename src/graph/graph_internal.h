@@ -217,6 +217,8 @@ typedef struct trn_node_ctx {
      * power's steps on the output grid). */
     uint32_t solve_tile;
     const char *solve_dir;
+    /* The processes that share such a solver's tiles (NULL: this process alone). */
+    struct trn_comm *solve_comm;
 } trn_node_ctx;
 
 /* Node-specific validation reports through the check's context (graph_diag.c). */

@@ -1,4 +1,4 @@
-/* terrane-mpi: drainage (fill, D8, accumulation) or a recipe's heights across mpirun's processes. */
+/* terrane-mpi: drainage, stream power or a recipe's heights across mpirun's processes. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "core/fileio.h"
 #include "graph/nodes/node_common.h"
+#include "gen/stream_power_tiled.h"
 #include "graph/tiles.h"
 #include "mpi/comm_mpi.h"
 #include "terrane/drainage.h"
@@ -19,6 +20,7 @@
 #include "terrane/graph.h"
 #include "terrane/heightfield.h"
 #include "terrane/layers.h"
+#include "terrane/presets.h"
 #include "terrane/recipe.h"
 
 static const char usage[] =
@@ -26,7 +28,8 @@ static const char usage[] =
     "                 [--resolution CXxCZ] [--threads T] [--max-work N] [--progress]\n"
     "Evaluates the recipe's graph tile by tile, each process the tile rows [R*r/N, R*(r+1)/N)\n"
     "of the R rows of tiles (Drainage nodes are split across the processes by tiles, Barnes'\n"
-    "method; other global nodes run on every process), and writes one Cloud-Optimized\n"
+    "method, and so are a stream power evolution's steps on the output grid; other global\n"
+    "nodes run on every process), and writes one Cloud-Optimized\n"
     "GeoTIFF (BigTIFF, with overviews) on process 0: the same bytes as 'terrane generate RECIPE\n"
     "--tiles SAMPLES -o OUT.tif' on any process count. Process 0 prints the heights' xxh64,\n"
     "the time and each process's peak resident size.\n"
@@ -40,7 +43,17 @@ static const char usage[] =
     "INPUT: a heightmap terrane reads (GeoTIFF, PNG, .ter, raw); --landform: ridged mountains\n"
     "of SAMPLES x SAMPLES generated on every process. --out writes PREFIX-filled.tif (float32\n"
     "GeoTIFF), PREFIX-flow_dir.u8 and PREFIX-accumulation.u32 (row-major, little-endian, row 0\n"
-    "south). --whole also runs the one-process fill on process 0 and says whether it matches.\n";
+    "south). --whole also runs the one-process fill on process 0 and says whether it matches.\n"
+    "\n"
+    "usage: mpirun -np N terrane-mpi stream-power (INPUT | --landform SAMPLES [--seed S])\n"
+    "                 [--tile SAMPLES] [--steps K] [--dir DIR] [--runs R] [--whole]\n"
+    "Runs K steps (default 2) of stream-power erosion (Braun and Willett's implicit solve, Rho8\n"
+    "routing, closed depressions routed, diffusion, outlets at each edge's low points) over tiles\n"
+    "of SAMPLES a side (default 512), each process its run of tiles, their state in files under\n"
+    "DIR (default: in memory); process 0 prints the xxh64 of the heights and the drainage area\n"
+    "(the same bytes on any process count), the bytes moved by kind, per tile and step, and the\n"
+    "time of each run. --whole also runs the whole-grid solve on process 0 and says whether it\n"
+    "matches.\n";
 
 /* One message for a failure, not one per process: process 0's, unless it only knows that
  * another failed; then the processes that failed themselves speak. Collective. */
@@ -193,6 +206,8 @@ typedef struct mpi_solver {
     unsigned drainages;
     trn_drainage_tiled_stats stats; /* summed over the drainages */
     uint64_t sent;                  /* bytes this process sent sharing results */
+    unsigned evolutions;            /* global nodes whose stream power tiles were shared */
+    uint64_t sp_sent;               /* bytes this process sent for them */
 } mpi_solver;
 
 static mpi_solver g_solver;
@@ -211,7 +226,23 @@ static trn_status share_array(trn_comm *comm, void **data, uint64_t bytes, trn_e
 static trn_status mpi_solve(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     mpi_solver *s = &g_solver;
-    if (!s->comm || strcmp(c->node->type, "drainage") != 0) return trn_tile_solve_whole(c, r, err);
+    if (s->comm && strcmp(c->node->type, "drainage") != 0) {
+        /* Every other global node whole on every process, but a stream power evolution's steps
+         * on the output grid (in tiles with the tile cache) share their tiles across the
+         * processes: each its run of tiles, the result whole on each. */
+        trn_node_ctx shared = *c;
+        shared.solve_comm = s->comm;
+        uint64_t before = 0, after = 0;
+        trn_comm_traffic(s->comm, &before, NULL);
+        const trn_status st = trn_tile_solve_whole(&shared, r, err);
+        trn_comm_traffic(s->comm, &after, NULL);
+        if (after != before) {
+            s->evolutions++;
+            s->sp_sent += after - before;
+        }
+        return st;
+    }
+    if (!s->comm) return trn_tile_solve_whole(c, r, err);
     trn_field f = trn_node_field_view(r, c->inputs[0]);
     trn_drainage_tiling t;
     memset(&t, 0, sizeof t);
@@ -301,7 +332,7 @@ static int generate_main(int rank, int size, int argc, char **argv)
     memset(&g, 0, sizeof g);
     bool have_recipe = false, have_graph = false;
     trn_status st = comm ? TRN_OK : trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
-    if (!st) st = trn_recipe_read(recipe_path, &r, NULL, &err);
+    if (!st) st = trn_recipe_read_source(recipe_path, &r, NULL, &err);
     have_recipe = st == TRN_OK;
     if (!st && r.stroke_count)
         st = trn_error_set(&err, TRN_ERR_UNSUPPORTED, recipe_path, -1,
@@ -419,12 +450,14 @@ static int generate_main(int rank, int size, int argc, char **argv)
     MPI_Reduce(&mine, &most, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     /* What splitting the drainages cost: the spill graph is process 0's (of those that
      * evaluate), the bytes every process's. */
-    unsigned long long mine_d[3] = {g_solver.drainages, g_solver.stats.spill_nodes,
-                                    g_solver.stats.flow_links},
-                       most_d[3] = {0, 0, 0};
+    unsigned long long mine_d[4] = {g_solver.drainages, g_solver.stats.spill_nodes,
+                                    g_solver.stats.flow_links, g_solver.evolutions},
+                       most_d[4] = {0, 0, 0, 0};
     unsigned long long moved = g_solver.stats.bytes_sent + g_solver.sent, moved_all = 0;
-    MPI_Reduce(mine_d, most_d, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    unsigned long long sp_moved = g_solver.sp_sent, sp_moved_all = 0;
+    MPI_Reduce(mine_d, most_d, 4, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&moved, &moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&sp_moved, &sp_moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     int workers = work != MPI_COMM_NULL, workers_all = 0;
     MPI_Reduce(&workers, &workers_all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     int status = 0;
@@ -440,6 +473,10 @@ static int generate_main(int rank, int size, int argc, char **argv)
                    "all\n",
                    most_d[0], workers_all, tiles, most_d[1], most_d[2],
                    (double)moved_all / 1048576.0);
+        if (most_d[3])
+            printf("stream power: %llu node(s) with their steps on the output grid split across "
+                   "%d processes by tiles of %lu, %.2f MiB sent in all\n",
+                   most_d[3], workers_all, tiles, (double)sp_moved_all / 1048576.0);
         printf("heights xxh64 %016llx\n", (unsigned long long)XXH64_digest(h));
         printf("time s: %.3f (tiles %.3f), peak resident MiB (largest process): %.0f\n", wall,
                t_eval, (double)most / 1024.0);
@@ -457,6 +494,210 @@ static int generate_main(int rank, int size, int argc, char **argv)
     return status;
 }
 
+/* ---- stream-power: the tiled solver alone, for its bytes and its traffic ---- */
+
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static void sp_params_of(trn_stream_power_params *p, uint32_t steps)
+{
+    trn_stream_power_params_default(p);
+    p->steps = steps;
+    p->border_outlets = true;
+    p->seed = 77;
+}
+
+static int stream_power_main(int rank, int size, int argc, char **argv)
+{
+    const char *input = NULL, *dir = NULL;
+    long landform = 0, tile = 512, runs = 1, steps = 2;
+    uint64_t seed = 1234;
+    int whole = 0, bad = 0;
+    for (int a = 2; a < argc && !bad; a++) {
+        const char *s = argv[a];
+        const int more = a + 1 < argc;
+        if (!strcmp(s, "--landform") && more)
+            landform = atol(argv[++a]);
+        else if (!strcmp(s, "--seed") && more)
+            seed = strtoull(argv[++a], NULL, 10);
+        else if (!strcmp(s, "--tile") && more)
+            tile = atol(argv[++a]);
+        else if (!strcmp(s, "--steps") && more)
+            steps = atol(argv[++a]);
+        else if (!strcmp(s, "--dir") && more)
+            dir = argv[++a];
+        else if (!strcmp(s, "--runs") && more)
+            runs = atol(argv[++a]);
+        else if (!strcmp(s, "--whole"))
+            whole = 1;
+        else if (s[0] != '-' && !input)
+            input = s;
+        else
+            bad = 1;
+    }
+    if (!bad && (input ? landform != 0 : (landform < 2 || landform > 65537))) bad = 1;
+    if (!bad && (tile < 1 || tile > 1 << 20 || runs < 1 || steps < 1 || steps > 1000)) bad = 1;
+    if (bad) {
+        if (rank == 0) fputs(usage, stderr);
+        MPI_Finalize();
+        return 2;
+    }
+    trn_error err;
+    memset(&err, 0, sizeof err);
+    trn_field field, work;
+    memset(&work, 0, sizeof work);
+    trn_status st = load_input(input, (uint32_t)landform, seed, &field, &err);
+    trn_comm *comm = trn_comm_mpi_new(MPI_COMM_WORLD);
+    if (!comm) st = trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    const size_t n = st ? 0 : trn_field_sample_count(&field);
+    float *area = NULL;
+    if (!st) {
+        st = trn_field_init(&work, field.cells_x, field.cells_z, field.size_x, field.size_z, &err);
+        area = malloc(n * sizeof *area);
+        if (!st && !area) st = trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+    }
+    if (comm) st = trn_comm_agree(comm, st, &err);
+    if (st != TRN_OK) {
+        report_failure(rank, st, &err);
+        trn_comm_free(comm);
+        if (field.heights) trn_field_dispose(&field);
+        if (work.heights) trn_field_dispose(&work);
+        free(area);
+        MPI_Finalize();
+        return 1;
+    }
+    trn_stream_power_params p;
+    sp_params_of(&p, (uint32_t)steps);
+    p.drainage_area = area;
+    double *times = calloc((size_t)runs, sizeof *times);
+    double *cpu = calloc((size_t)runs, sizeof *cpu);
+    double *work_cpu = calloc((size_t)runs, sizeof *work_cpu);
+    trn_sp_tiled_stats stats;
+    memset(&stats, 0, sizeof stats);
+    for (long r = 0; r < runs && st == TRN_OK; r++) {
+        memcpy(work.heights, field.heights, n * sizeof(float));
+        MPI_Barrier(MPI_COMM_WORLD);
+        double w0 = 0.0, k0 = 0.0, w1 = 0.0, k1 = 0.0;
+        trn_comm_time(comm, &w0, &k0);
+        const double t0 = now_s(), c0 = cpu_s();
+        st = trn_stream_power_run_tiled_comm(&work, &p, (uint32_t)tile, dir, comm, &stats, NULL,
+                                             NULL, NULL, &err);
+        cpu[r] = cpu_s() - c0;
+        trn_comm_time(comm, &w1, &k1);
+        work_cpu[r] = cpu[r] - (k1 - k0);
+        MPI_Barrier(MPI_COMM_WORLD);
+        times[r] = now_s() - t0;
+    }
+    if (st != TRN_OK) {
+        report_failure(rank, st, &err);
+        trn_comm_free(comm);
+        trn_field_dispose(&field);
+        trn_field_dispose(&work);
+        free(area);
+        free(times);
+        free(cpu);
+        free(work_cpu);
+        MPI_Finalize();
+        return 1;
+    }
+    /* The last run's traffic by kind: the sum over processes of what each received, and the
+     * largest process's. */
+    unsigned long long mine[8], sum[8], most[8];
+    for (int k = 0; k < 4; k++) {
+        mine[k] = stats.sent[k];
+        mine[4 + k] = stats.received[k];
+    }
+    MPI_Reduce(mine, sum, 8, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, most, 8, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    unsigned rounds = stats.incision_rounds, rounds_max = 0;
+    MPI_Reduce(&rounds, &rounds_max, 1, MPI_UNSIGNED, MPI_MAX, 0, MPI_COMM_WORLD);
+    double *cpu_sum = calloc((size_t)runs, sizeof *cpu_sum),
+           *cpu_max = calloc((size_t)runs, sizeof *cpu_max);
+    MPI_Reduce(cpu, cpu_sum, (int)runs, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(cpu, cpu_max, (int)runs, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    double *work_sum = calloc((size_t)runs, sizeof *work_sum);
+    double *work_max = calloc((size_t)runs, sizeof *work_max);
+    MPI_Reduce(work_cpu, work_sum, (int)runs, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(work_cpu, work_max, (int)runs, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    int status = 0;
+    if (rank == 0) {
+        printf("grid %ux%u samples, %u tiles of %ld, %d processes, %ld steps\n", field.cells_x + 1,
+               field.cells_z + 1, stats.tiles, tile, size, steps);
+        printf("heights xxh64 %016llx\n", hash(work.heights, n * sizeof(float)));
+        printf("area xxh64 %016llx\n", hash(area, n * sizeof(float)));
+        static const char *kind[4] = {"frames", "graphs", "incision", "result"};
+        const double per = (double)stats.tiles * (double)steps;
+        /* Sent counts each copy (an all-gather sends a block to each other process); a tile's
+         * own share is that over size - 1. */
+        for (int k = 0; k < 4; k++) {
+            const double each =
+                (k == 3 ? (double)sum[k] / stats.tiles : (double)sum[k] / per) / 1024.0;
+            printf("%-8s sent %.3f MiB (largest process %.3f), received %.3f MiB (largest %.3f)"
+                   "; %s %.1f KiB, %.2f KiB a copy\n",
+                   kind[k], (double)sum[k] / 1048576.0, (double)most[k] / 1048576.0,
+                   (double)sum[4 + k] / 1048576.0, (double)most[4 + k] / 1048576.0,
+                   k == 3 ? "per tile" : "per tile and step", each,
+                   size > 1 ? each / (size - 1) : 0.0);
+        }
+        printf("incision rounds %u over %ld steps\n", rounds_max, steps);
+        printf("time s:");
+        for (long r = 0; r < runs; r++)
+            printf(" %.3f", times[r]);
+        printf("\ncpu s (all processes / the busiest):");
+        for (long r = 0; r < runs; r++)
+            printf(" %.3f/%.3f", cpu_sum[r], cpu_max[r]);
+        printf("\ncpu s outside the collectives (all processes / the busiest):");
+        for (long r = 0; r < runs; r++)
+            printf(" %.3f/%.3f", work_sum[r], work_max[r]);
+        printf("\n");
+        if (whole) {
+            trn_field w;
+            float *wa = malloc(n * sizeof *wa);
+            st = trn_field_init(&w, field.cells_x, field.cells_z, field.size_x, field.size_z, &err);
+            if (!st && wa) {
+                memcpy(w.heights, field.heights, n * sizeof(float));
+                p.drainage_area = wa;
+                const double t0 = now_s();
+                st = trn_stream_power_run(&w, &p, NULL, NULL, NULL, &err);
+                const double tw = now_s() - t0;
+                if (st) {
+                    fprintf(stderr, "terrane-mpi: %s\n", err.message);
+                    status = 1;
+                } else {
+                    const int same = !memcmp(w.heights, work.heights, n * sizeof(float)) &&
+                                     !memcmp(wa, area, n * sizeof(float));
+                    printf("whole grid: %s (whole-grid solve %.3f s)\n",
+                           same ? "same bytes" : "DIFFERENT", tw);
+                    status = same ? 0 : 3;
+                }
+                trn_field_dispose(&w);
+            } else {
+                status = 1;
+            }
+            free(wa);
+        }
+    }
+    trn_comm_free(comm);
+    trn_field_dispose(&field);
+    trn_field_dispose(&work);
+    free(area);
+    free(times);
+    free(cpu);
+    free(cpu_sum);
+    free(cpu_max);
+    free(work_cpu);
+    free(work_sum);
+    free(work_max);
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -464,6 +705,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc >= 2 && strcmp(argv[1], "generate") == 0) return generate_main(rank, size, argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "stream-power") == 0)
+        return stream_power_main(rank, size, argc, argv);
     const char *input = NULL, *out = NULL;
     long landform = 0, tile = 512, runs = 1;
     uint64_t seed = 1234;

@@ -520,6 +520,7 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     if (c->solve_tile && c->solve_dir) {
         o.fine_tile = c->solve_tile;
         o.fine_dir = c->solve_dir;
+        o.fine_comm = c->solve_comm;
     }
     /* The scaled copy below is this node's own: the evolution may free it early. */
     o.free_input = true;
