@@ -56,13 +56,16 @@ static const char usage[] =
     "matches.\n";
 
 /* One message for a failure, not one per process: process 0's, unless it only knows that
- * another failed; then the processes that failed themselves speak. Collective. */
+ * another failed; then the lowest-numbered process that failed itself speaks (processes that
+ * fail alike, as on a bad recipe, would otherwise print the same message each). Collective. */
 static void report_failure(int rank, trn_status st, const trn_error *err)
 {
-    int root = (int)st;
-    MPI_Bcast(&root, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank == 0 ? st != TRN_ERR_MISMATCH
-                  : (root == (int)TRN_ERR_MISMATCH && st != TRN_ERR_MISMATCH)) {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const int own = st != TRN_OK && st != TRN_ERR_MISMATCH ? rank : size;
+    int speaker = size;
+    MPI_Allreduce(&own, &speaker, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rank == speaker) {
         if (err->file[0])
             fprintf(stderr, "terrane-mpi: %s: %s\n", err->file, err->message);
         else
