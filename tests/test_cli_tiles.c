@@ -9,7 +9,11 @@
 #include <jansson.h>
 
 #include "terrane/beamng.h"
+#include "terrane/generate.h"
 #include "terrane/geotiff.h"
+#include "terrane/layers.h"
+#include "terrane/scatter.h"
+#include "terrane/unity.h"
 #include "test.h"
 
 static char tmp[512];
@@ -545,7 +549,7 @@ static void test_tiles_gltf(void)
                  0);
     CHECK_CONTAINS(notes, "the engine tiles have no water: the recipe's water is resolved over "
                           "the whole surface");
-    CHECK_CONTAINS(notes, "the engine tiles have no trees, rocks or grass");
+    CHECK_CONTAINS(notes, "the glTF tiles have no trees, rocks or grass");
     free(notes);
     char *err = NULL;
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 128x128 --tiles 48 --export "
@@ -660,11 +664,156 @@ static void test_tiles_refused(void)
     remove(r32);
 }
 
+/* A recipe with a sea below its lowest ground in places, biomes by rules and a palette of
+ * trees (spacing, clusters, a biome list), rocks (a slope band) and grass (moisture). */
+static const char palette_recipe[] =
+    "{\"format_version\": 1, \"size\": [200, 200], \"resolution\": [128, 128], \"seed\": 7,\n"
+    " \"sea_level\": 0, \"default_landform\": \"l\",\n"
+    " \"landforms\": {\"l\": {\"base_height\": -6, \"height_variation\": 40,\n"
+    "   \"feature_size\": 60, \"octaves\": 4}},\n"
+    " \"default_biome\": \"meadow\",\n"
+    " \"biomes\": {\"meadow\": {\"color\": [0.4, 0.6, 0.3, 1]},\n"
+    "   \"forest\": {\"color\": [0.2, 0.4, 0.2, 1]}},\n"
+    " \"rules\": [{\"id\": \"high\", \"biome\": \"forest\", \"elevation\": [8, 1000],\n"
+    "   \"priority\": 1}],\n"
+    " \"palette\": {\"format_version\": 3, \"name\": \"t\", \"placements\": {\n"
+    "   \"grass\": {\"prefab\": \"prefab://grass\", \"category\": \"grass\", \"density\": 0.2,\n"
+    "     \"candidate_spacing\": 1.5, \"moisture\": [0.2, 0.9], \"collision\": \"none\"},\n"
+    "   \"pine\": {\"prefab\": \"prefab://pine\", \"category\": \"tree\", \"density\": 0.02,\n"
+    "     \"candidate_spacing\": 3, \"spacing\": 5, \"biomes\": [\"forest\"],\n"
+    "     \"cluster\": {\"size\": 30, \"strength\": 0.7}, \"scale\": [0.8, 1.3]},\n"
+    "   \"rock\": {\"model\": \"asset://models/rock\", \"category\": \"rock\", \"density\": 0.01,\n"
+    "     \"collision\": \"none\","
+    "     \"candidate_spacing\": 4, \"spacing\": 6, \"slope\": [10, 60]}}}}\n";
+
+/* --export unity with --tiles and a palette: each terrain's trees and detail layers are the
+ * files the whole grid's export writes for that tile (trn_unity_export of the whole grid with
+ * its instances, tiled), byte for byte, the sea flooded across tiles as over the whole grid;
+ * recipes whose placements the tiles cannot decide are refused, naming why. */
+static void test_tiles_unity_palette(void)
+{
+    char recipe[600], dir[600], ref[600];
+    at(recipe, sizeof recipe, "scatter.json");
+    FILE *f = fopen(recipe, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(palette_recipe, f);
+    fclose(f);
+    trn_recipe r;
+    trn_error e;
+    memset(&r, 0, sizeof r);
+    trn_palette pal;
+    memset(&pal, 0, sizeof pal);
+    trn_generated gen;
+    memset(&gen, 0, sizeof gen);
+    trn_generate_options go;
+    memset(&go, 0, sizeof go);
+    go.palette = &pal;
+    if (trn_recipe_read(recipe, &r, NULL, &e) ||
+        trn_palette_parse(r.palette_json, strlen(r.palette_json), recipe, &pal, &e) ||
+        trn_recipe_generate(&r, &go, &gen, NULL, NULL, &e)) {
+        fprintf(stderr, "the palette recipe: %s\n", e.message);
+        CHECK(false);
+        trn_recipe_dispose(&r);
+        return;
+    }
+    size_t wet = 0;
+    for (size_t k = 0; k < trn_field_sample_count(&gen.field); k++)
+        wet += gen.water_distance[k] == 0.0f;
+    CHECK(wet > 100 && gen.instances.count > 1000); /* the sea and the palette both matter */
+    static const unsigned tiles[2] = {32, 64};
+    for (int v = 0; v < 2; v++) {
+        const unsigned t = tiles[v], k = 128u / t;
+        at(dir, sizeof dir, v ? "unity_pal64" : "unity_pal32");
+        at(ref, sizeof ref, v ? "unity_palref64" : "unity_palref32");
+        char *notes = NULL;
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles %u --export unity:'%s'", NULL,
+                                       &notes, recipe, t, dir),
+                     0);
+        CHECK_CONTAINS(notes, "the palette's instances, as the whole grid places them");
+        free(notes);
+        /* The whole grid's export, tiled: trees and grass built as generate builds them. */
+        trn_unity_tree *trees = calloc(gen.instances.count + 1u, sizeof *trees);
+        double *points = calloc(2u * gen.instances.count + 2u, sizeof *points);
+        trn_unity_placed_prototype protos[2] = {{"pine", "prefab://pine", NULL},
+                                                {"rock", NULL, "asset://models/rock"}};
+        uint32_t nt = 0;
+        size_t np = 0;
+        for (size_t q = 0; q < gen.instances.count; q++) {
+            const trn_instance *in = &gen.instances.items[q];
+            if (in->rule == 0) {
+                points[2u * np] = in->x;
+                points[2u * np + 1u] = in->z;
+                np++;
+                continue;
+            }
+            trn_unity_tree *tr = &trees[nt++];
+            tr->position[0] = (float)(in->x / gen.field.size_x);
+            tr->position[1] = (float)in->y;
+            tr->position[2] = (float)(in->z / gen.field.size_z);
+            tr->width_scale = tr->height_scale = (float)in->scale;
+            tr->rotation = (float)(in->yaw * 3.14159265358979323846 / 180.0);
+            tr->color = tr->lightmap_color = 0xffffffffu;
+            tr->prototype = (int32_t)in->rule - 1;
+        }
+        trn_unity_detail_layer grass = {"grass", "prefab://grass", points, np};
+        trn_unity_export_options uo;
+        trn_unity_export_options_default(&uo);
+        uo.name = "scatter";
+        uo.tiles_x = uo.tiles_z = k;
+        uo.trees = trees;
+        uo.tree_count = nt;
+        uo.placed_prototypes = protos;
+        uo.placed_prototype_count = 2;
+        uo.details = &grass;
+        uo.detail_count = 1;
+        CHECK_OK(trn_unity_export(ref, &gen.field, NULL, NULL, &uo, NULL, NULL, NULL, &e));
+        size_t compared = 0, differ = 0;
+        for (unsigned uz = 0; uz < k; uz++)
+            for (unsigned ux = 0; ux < k; ux++) {
+                static const char *const kinds[2] = {"trees.json", "detail0.png"};
+                for (int q = 0; q < 2; q++) {
+                    char a[700], b[700];
+                    snprintf(a, sizeof a, "%s/scatter_%u_%u_%s", dir, ux, uz, kinds[q]);
+                    snprintf(b, sizeof b, "%s/scatter_%u_%u_%s", ref, ux, uz, kinds[q]);
+                    differ += !same_file(a, b);
+                    compared++;
+                }
+            }
+        CHECK_EQ_INT(compared, 2u * k * k);
+        CHECK_EQ_INT(differ, 0);
+        free(trees);
+        free(points);
+        CHECK(!leftover_tiles(tmp));
+    }
+    /* Placements that read the distance to water: refused, naming the placement. */
+    char *err = NULL;
+    char bad[600];
+    at(bad, sizeof bad, "scatter_wd.json");
+    f = fopen(bad, "wb");
+    if (f) {
+        const char *slope = strstr(palette_recipe, "\"slope\": [10, 60]");
+        if (slope)
+            fprintf(f, "%.*s\"water_distance\": [1, 9]%s", (int)(slope - palette_recipe),
+                    palette_recipe, slope + strlen("\"slope\": [10, 60]"));
+        fclose(f);
+    }
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 64 --export unity:'%s'", NULL, &err,
+                                   bad, dir),
+                 1);
+    CHECK_CONTAINS(err, "placement \"rock\" reads the distance to water");
+    free(err);
+    trn_generated_dispose(&gen);
+    trn_palette_dispose(&pal);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_tiles_match_whole_grid);
     RUN(test_tiles_unity);
+    RUN(test_tiles_unity_palette);
     RUN(test_tiles_beamng);
     RUN(test_tiles_gltf);
     RUN(test_tiles_refused);
