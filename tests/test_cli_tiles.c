@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "terrane/beamng.h"
+#include "terrane/beamng_forest.h"
 #include "terrane/generate.h"
 #include "terrane/geotiff.h"
 #include "terrane/layers.h"
@@ -679,7 +680,8 @@ static const char palette_recipe[] =
     " \"palette\": {\"format_version\": 3, \"name\": \"t\", \"placements\": {\n"
     "   \"grass\": {\"prefab\": \"prefab://grass\", \"category\": \"grass\", \"density\": 0.2,\n"
     "     \"candidate_spacing\": 1.5, \"moisture\": [0.2, 0.9], \"collision\": \"none\"},\n"
-    "   \"pine\": {\"prefab\": \"prefab://pine\", \"category\": \"tree\", \"density\": 0.02,\n"
+    "   \"pine\": {\"model\": \"asset://levels/scatter/art/shapes/pine.dae\",\n"
+    "     \"collision\": \"none\", \"category\": \"tree\", \"density\": 0.02,\n"
     "     \"candidate_spacing\": 3, \"spacing\": 5, \"biomes\": [\"forest\"],\n"
     "     \"cluster\": {\"size\": 30, \"strength\": 0.7}, \"scale\": [0.8, 1.3]},\n"
     "   \"rock\": {\"model\": \"asset://models/rock\", \"category\": \"rock\", \"density\": 0.01,\n"
@@ -689,7 +691,9 @@ static const char palette_recipe[] =
 /* --export unity with --tiles and a palette: each terrain's trees and detail layers are the
  * files the whole grid's export writes for that tile (trn_unity_export of the whole grid with
  * its instances, tiled), byte for byte, the sea flooded across tiles as over the whole grid;
- * recipes whose placements the tiles cannot decide are refused, naming why. */
+ * --export beamng: each level's forest items are the whole grid's instances in its cells as the
+ * forest writer writes them; recipes whose placements the tiles cannot decide are refused,
+ * naming why. */
 static void test_tiles_unity_palette(void)
 {
     char recipe[600], dir[600], ref[600];
@@ -735,7 +739,8 @@ static void test_tiles_unity_palette(void)
         /* The whole grid's export, tiled: trees and grass built as generate builds them. */
         trn_unity_tree *trees = calloc(gen.instances.count + 1u, sizeof *trees);
         double *points = calloc(2u * gen.instances.count + 2u, sizeof *points);
-        trn_unity_placed_prototype protos[2] = {{"pine", "prefab://pine", NULL},
+        trn_unity_placed_prototype protos[2] = {
+            {"pine", NULL, "asset://levels/scatter/art/shapes/pine.dae"},
                                                 {"rock", NULL, "asset://models/rock"}};
         uint32_t nt = 0;
         size_t np = 0;
@@ -785,6 +790,56 @@ static void test_tiles_unity_palette(void)
         free(trees);
         free(points);
         CHECK(!leftover_tiles(tmp));
+    }
+    /* BeamNG levels of 128 on a 256 x 256 world: each level's forest items are the whole grid's
+     * instances in its cells, in its own frame, as the forest writer writes them. */
+    trn_generated_dispose(&gen);
+    memset(&gen, 0, sizeof gen);
+    char lv[600];
+    at(lv, sizeof lv, "bng/levels/scatter");
+    if (trn_recipe_change_grid(&r, 200.0, 200.0, 256, 256, TRN_EDITS_REFUSE, &e) ||
+        trn_recipe_generate(&r, &go, &gen, NULL, NULL, &e)) {
+        fprintf(stderr, "the palette recipe at 256: %s\n", e.message);
+        CHECK(false);
+    } else {
+        char *notes = NULL;
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --export "
+                                       "beamng:'%s'",
+                                       NULL, &notes, recipe, lv),
+                     0);
+        CHECK_CONTAINS(notes, "forest: ");
+        free(notes);
+        const double dx = 200.0 / 256.0;
+        size_t differ = 0, items = 0;
+        for (unsigned uz = 0; uz < 2; uz++)
+            for (unsigned ux = 0; ux < 2; ux++) {
+                trn_instances cut = {calloc(gen.instances.count + 1u, sizeof(trn_instance)), 0};
+                const double ox = (double)(ux * 128u) * dx, oz = (double)(uz * 128u) * dx;
+                for (size_t q = 0; q < gen.instances.count; q++) {
+                    trn_instance in = gen.instances.items[q];
+                    if ((ux && in.x < ox) || (!ux && in.x >= 128.0 * dx) || (uz && in.z < oz) ||
+                        (!uz && in.z >= 128.0 * dx))
+                        continue;
+                    in.x -= ox;
+                    in.z -= oz;
+                    cut.items[cut.count++] = in;
+                }
+                char rdir[700], a[800], b[800];
+                snprintf(rdir, sizeof rdir, "%s/bngref_%u_%u", tmp, ux, uz);
+                trn_beamng_forest_options fo;
+                memset(&fo, 0, sizeof fo);
+                fo.level_dir = rdir;
+                fo.origin_x = fo.origin_y = -128.0 * dx / 2.0;
+                trn_beamng_forest_result fr;
+                CHECK_OK(trn_beamng_level_write_forest(&pal, &cut, &fo, &fr, &e));
+                items += fr.items;
+                snprintf(a, sizeof a, "%s_%u_%u/forest/terrane_pine.forest4.json", lv, ux, uz);
+                snprintf(b, sizeof b, "%s/forest/terrane_pine.forest4.json", rdir);
+                differ += !same_file(a, b);
+                free(cut.items);
+            }
+        CHECK(items > 20);
+        CHECK_EQ_INT(differ, 0);
     }
     /* Placements that read the distance to water: refused, naming the placement. */
     char *err = NULL;

@@ -930,13 +930,66 @@ static void level_tile_dir(const gen_args *a, uint32_t ux, uint32_t uz, uint32_t
  * grid's level leaves them out), one height rule for all, each .ter the whole grid's .ter cut
  * to the tile: its heights, its layer map and the whole world's material list. */
 typedef struct beamng_written {
+    uint64_t forest_items, cover_instances, unshaped_items; /* the palette's, every level */
     uint32_t levels, materials;
     uint32_t mapped; /* detail textures from Material documents' maps, every level together */
     double square_size;
 } beamng_written;
 
+/* BeamNG tile (ux, uz)'s forest and ground cover: the whole grid's instances in the tile's
+ * cells (the last tile's reach to the world's far edge, as the whole grid's level has them), in
+ * the level's own frame (x and z from the tile's corner, the TerrainBlock centred as in every
+ * level), written as the whole grid's level writes its own, with the level's layer map. */
+static trn_status beamng_tile_forest(tiled_palette *tp, uint32_t ux, uint32_t uz, uint32_t kx,
+                                     uint32_t kz, const char *dir, const surface_out *so,
+                                     trn_write_set *ws, trn_beamng_forest_result *res,
+                                     trn_error *e)
+{
+    const trn_recipe *r = tp->recipe;
+    const uint32_t t = tp->o->tile;
+    const double dx = r->size_x / r->cells_x, dz = r->size_z / r->cells_z;
+    const double ox = (double)(ux * t) * dx, oz = (double)(uz * t) * dz;
+    trn_instances inst = {NULL, 0};
+    trn_status st = tiled_place(tp, ux ? ox : -INFINITY, uz ? oz : -INFINITY,
+                                ux + 1u < kx ? (double)((ux + 1u) * t) * dx : INFINITY,
+                                uz + 1u < kz ? (double)((uz + 1u) * t) * dz : INFINITY, &inst, e);
+    if (st) return st;
+    tp->placed += inst.count;
+    if (tp->placed > tp->ceiling) {
+        trn_instances_dispose(&inst);
+        return trn_error_set(e, TRN_ERR_LIMIT, NULL, -1,
+                             "the palette places more than %" PRIu64
+                             " instances over the world, the ceiling the whole grid keeps "
+                             "(the first ones in placement order), which tiles cannot choose: "
+                             "lower the palette's densities",
+                             tp->ceiling);
+    }
+    for (size_t k = 0; k < inst.count; k++) {
+        inst.items[k].x -= ox;
+        inst.items[k].z -= oz;
+    }
+    trn_beamng_forest_options fo;
+    memset(&fo, 0, sizeof fo);
+    fo.level_dir = dir;
+    fo.origin_x = fo.origin_y = -(double)t * dx / 2.0;
+    const char *names[TRN_SURFACE_MATERIALS_MAX];
+    const uint32_t count = so->sm.labels.name_count;
+    for (uint32_t k = 0; k < count && k < TRN_SURFACE_MATERIALS_MAX; k++)
+        names[k] = so->names[k];
+    fo.layers = so->sm.labels.values;
+    fo.layers_width = fo.layers_height = t;
+    fo.layers_spacing = dx;
+    fo.layer_names = names;
+    fo.layer_count = count < TRN_SURFACE_MATERIALS_MAX ? count : TRN_SURFACE_MATERIALS_MAX;
+    fo.writes = ws;
+    st = trn_beamng_level_write_forest(tp->palette, &inst, &fo, res, e);
+    trn_instances_dispose(&inst);
+    return st;
+}
+
 static int write_beamng_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                              const tiled_surface *ts, beamng_written *written)
+                              const tiled_surface *ts, tiled_palette *tp,
+                              beamng_written *written)
 {
     const uint32_t t = a->tiles, kx = recipe->cells_x / t, kz = recipe->cells_z / t;
     height_mapping m;
@@ -983,6 +1036,14 @@ static int write_beamng_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe 
                                    src == TRN_SEA_LEVEL_EXPLICIT, sea, &res, &tinted, &mapped, &e);
             written->mapped += mapped;
             trn_ter_dispose(&ter);
+            if (!st && tp) {
+                trn_beamng_forest_result fr;
+                memset(&fr, 0, sizeof fr);
+                st = beamng_tile_forest(tp, ux, uz, kx, kz, dir, so, cli_write_set(ctx), &fr, &e);
+                written->forest_items += fr.items;
+                written->cover_instances += fr.cover_instances;
+                written->unshaped_items += fr.unshaped_items;
+            }
             written->levels += !st;
         }
     written->materials = so->sm.labels.name_count;
@@ -997,6 +1058,15 @@ static int write_beamng_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe 
              "maxHeight %g m, TerrainBlock position z %.6g (%s), %u material(s)",
              kx, kz, t, t, first, kx * kz > 1 ? " and its neighbours" : "", written->square_size,
              m.max_height, m.base, ts->how ? ts->how : "", written->materials);
+    if (tp)
+        cli_note(ctx,
+                 "forest: %" PRIu64 " item(s), ground cover for %" PRIu64
+                 " grass instance(s), every level together (the palette's instances, as the "
+                 "whole grid places them)%s",
+                 written->forest_items, written->cover_instances,
+                 written->unshaped_items ? "; instances of rules without a .dae or .cdae shape "
+                                           "left out, as the whole grid's level leaves them"
+                                         : "");
     return CLI_EXIT_OK;
 }
 
@@ -1236,49 +1306,49 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         trn_graph_dispose(&g);
         return r;
     }
-    /* BeamNG levels: materials the tiles can decide, and no palette (its forest items and
-     * ground cover are written into the whole grid's level only). */
-    const char *no_level =
-        recipe->palette_json ? "the palette's forest items and ground cover are written into the "
-                               "whole grid's level only"
-                             : splats_unavailable(recipe, NULL);
-    if (a->export_dir && no_level) {
-        const int r = cli_failf(ctx,
-                                "--export beamng with --tiles: a level's terrain needs its "
-                                "surface materials%s, and %s; generate without --tiles writes the "
-                                "level",
-                                recipe->palette_json ? " and its forest" : "", no_level);
-        trn_graph_dispose(&g);
-        return r;
-    }
     bool water = false;
     for (uint32_t k = 0; k < g.node_count; k++)
         water = water || !strcmp(g.nodes[k].type, "water_body") ||
                 !strcmp(g.nodes[k].type, "basin_water") || !strcmp(g.nodes[k].type, "river_route");
-    /* Unity tiles of a recipe with a palette carry its trees and grass, placed tile by tile as
-     * the whole grid places them, or the run is refused naming why they cannot be. */
+    /* Engine tiles of a recipe with a palette carry its instances (Unity's trees and grass,
+     * BeamNG's forest and ground cover), placed tile by tile as the whole grid places them, or
+     * the run is refused naming why they cannot be. */
     placements pl;
     memset(&pl, 0, sizeof pl);
-    if (a->unity_dir && recipe->palette_json) {
+    if ((a->unity_dir || a->export_dir) && recipe->palette_json) {
         int prc = cli_palette_load(ctx, a->recipe_path, recipe, &pl.palette, &pl.set);
         if (prc) {
             trn_graph_dispose(&g);
             return prc;
         }
         pl.loaded = true;
+    }
+    /* BeamNG levels: materials the tiles can decide. */
+    if (a->export_dir && splats_unavailable(recipe, &pl)) {
+        const int r = cli_failf(ctx,
+                                "--export beamng with --tiles: a level's terrain needs its "
+                                "surface materials, and %s; generate without --tiles writes the "
+                                "level",
+                                splats_unavailable(recipe, &pl));
+        gen_placements_dispose(&pl);
+        trn_graph_dispose(&g);
+        return r;
+    }
+    if (pl.loaded) {
         char why[400];
         const char *no = scatter_unavailable(a, recipe, &pl.palette, water, why, sizeof why);
         if (no) {
             const int r = cli_failf(ctx,
-                                    "--export unity with --tiles: the palette's trees and grass "
-                                    "cannot be placed tile by tile as the whole grid places them: "
-                                    "%s; generate without --tiles writes them",
-                                    no);
+                                    "--export %s with --tiles: the palette's instances cannot be "
+                                    "placed tile by tile as the whole grid places them: %s; "
+                                    "generate without --tiles writes them",
+                                    a->unity_dir ? "unity" : "beamng", no);
             gen_placements_dispose(&pl);
             trn_graph_dispose(&g);
             return r;
         }
     }
+
     tiled_out to_out = {NULL, NULL, a->tiles, INFINITY, -INFINITY};
     if (a->out && trn_geotiff_tiled_open(a->out_file, recipe->cells_x, recipe->cells_z,
                                          recipe->size_x, recipe->size_z, a->tiles, &to_out.w, &e)) {
@@ -1353,7 +1423,7 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     tiled_sea sea;
     memset(&sea, 0, sizeof sea);
     const char **biome_names = NULL;
-    if (!st && !unity_rc && a->unity_dir && pl.loaded) {
+    if (!st && !unity_rc && pl.loaded) {
         tp.recipe = recipe;
         tp.palette = &pl.palette;
         tp.o = &to_out;
@@ -1377,12 +1447,13 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     }
     if (!st && !unity_rc && a->unity_dir)
         unity_rc = write_unity_tiles(ctx, a, recipe, &ts, pl.loaded ? &tp : NULL, &unity);
+    tp.placed = 0; /* each engine's tiles count the world's instances once */
+    if (!st && !unity_rc && a->export_dir)
+        unity_rc = write_beamng_tiles(ctx, a, recipe, &ts, pl.loaded ? &tp : NULL, &beamng);
     free(sea.parent);
     free(sea.open);
     free(biome_names);
     gen_placements_dispose(&pl);
-    if (!st && !unity_rc && a->export_dir)
-        unity_rc = write_beamng_tiles(ctx, a, recipe, &ts, &beamng);
     tiled_surface_dispose(&ts);
     if (pieces) {
         /* The pieces go whatever happened. */
