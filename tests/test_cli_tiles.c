@@ -12,6 +12,7 @@
 #include "terrane/beamng_forest.h"
 #include "terrane/generate.h"
 #include "terrane/geotiff.h"
+#include "terrane/image.h"
 #include "terrane/layers.h"
 #include "terrane/scatter.h"
 #include "terrane/unity.h"
@@ -790,6 +791,44 @@ static void test_tiles_unity_palette(void)
         free(trees);
         free(points);
         CHECK(!leftover_tiles(tmp));
+    }
+    /* A palette without a material set leaves the biomes' materials: each terrain's splat map
+     * is the whole grid's --export unity splat map cut to the terrain (texels are cells; PNG
+     * row 0 the far edge). */
+    {
+        char whole[600], a[800];
+        at(whole, sizeof whole, "unity_palwhole");
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' -q --export unity:'%s'", NULL, NULL, recipe,
+                                       whole),
+                     0);
+        snprintf(a, sizeof a, "%s/scatter_splat0.png", whole);
+        trn_image wi, ti;
+        memset(&wi, 0, sizeof wi);
+        size_t bad = 0, texels = 0;
+        if (!trn_png_read(a, NULL, &wi, &e) && wi.channels == 4 && wi.width == 128)
+            for (unsigned uz = 0; uz < 4; uz++)
+                for (unsigned ux = 0; ux < 4; ux++) {
+                    snprintf(a, sizeof a, "%s/unity_pal32/scatter_%u_%u_splat0.png", tmp, ux,
+                             uz);
+                    memset(&ti, 0, sizeof ti);
+                    if (trn_png_read(a, NULL, &ti, &e) || ti.width != 32 || ti.channels != 4) {
+                        bad++;
+                        continue;
+                    }
+                    for (unsigned y = 0; y < 32; y++)
+                        for (unsigned x = 0; x < 32; x++) {
+                            const unsigned wz = 127u - (uz * 32u + (31u - y));
+                            bad += memcmp((const uint8_t *)ti.data + ((size_t)y * 32u + x) * 4u,
+                                          (const uint8_t *)wi.data +
+                                              ((size_t)wz * 128u + ux * 32u + x) * 4u,
+                                          4) != 0;
+                            texels++;
+                        }
+                    trn_image_dispose(&ti);
+                }
+        trn_image_dispose(&wi);
+        CHECK_EQ_INT(texels, 16u * 32u * 32u);
+        CHECK_EQ_INT(bad, 0);
     }
     /* BeamNG levels of 128 on a 256 x 256 world: each level's forest items are the whole grid's
      * instances in its cells, in its own frame, as the forest writer writes them. */

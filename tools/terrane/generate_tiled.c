@@ -599,6 +599,7 @@ typedef struct tiled_palette {
     const tile_biomes *tb;
     bool need_biomes, need_moisture, sea; /* sea: some samples are wet (on disk by tile) */
     const char **names;
+    const trn_material_mapping *mapping; /* the material set's, as the whole grid's JSON lists */
     uint64_t placed, ceiling;
 } tiled_palette;
 
@@ -864,6 +865,7 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
                 break;
             }
             if (tp) {
+                uo.mapping = tp->mapping;
                 uo.trees = up.trees;
                 uo.tree_count = up.tree_count;
                 uo.placed_prototypes = up.protos;
@@ -1426,6 +1428,7 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     if (!st && !unity_rc && pl.loaded) {
         tp.recipe = recipe;
         tp.palette = &pl.palette;
+        tp.mapping = &pl.set.mapping;
         tp.o = &to_out;
         tp.tb = &ts.tb;
         tp.ceiling = TRN_SCATTER_DEFAULT_MAX_PLACEMENTS;
