@@ -1337,6 +1337,34 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         return r;
     }
     if (pl.loaded) {
+        /* A tile's placements: its window's layers (heights, moisture, the biomes' heights,
+         * labels, wet: 17 bytes a sample) and its instances, at most each rule's density over
+         * the tile grown by a cell, with the Unity trees' JSON (about 700 bytes a tree). */
+        const double dx = recipe->size_x / recipe->cells_x, dz = recipe->size_z / recipe->cells_z;
+        const double area = (a->tiles + 2.0) * dx * (a->tiles + 2.0) * dz;
+        double bytes = 17.0 * (a->tiles + 8.0) * (a->tiles + 8.0);
+        for (uint32_t k = 0; k < pl.palette.rule_count; k++) {
+            const trn_scatter_rule *rule = &pl.palette.rules[k];
+            const double per = sizeof(trn_instance) + 16.0 +
+                               (rule->category != TRN_CATEGORY_GRASS && a->unity_dir
+                                    ? sizeof(trn_unity_tree) + 700.0
+                                    : 0.0);
+            bytes += trn_palette_rule_density(&pl.palette, rule) * area * per;
+        }
+        if (bytes > 0.0 && bytes < 1e18) need += (uint64_t)bytes;
+        if (a->memory && need > a->memory) {
+            char have[32], want[32];
+            const int r = cli_failf(ctx,
+                                    "--memory %s is below the %s a tile of %u samples with its "
+                                    "halos and the palette's instances over it is estimated to "
+                                    "need; give --memory %.0fMiB or more, or smaller --tiles",
+                                    size_text(a->memory, have, sizeof have),
+                                    size_text(need, want, sizeof want), a->tiles,
+                                    ceil(mib(need)));
+            gen_placements_dispose(&pl);
+            trn_graph_dispose(&g);
+            return r;
+        }
         char why[400];
         const char *no = scatter_unavailable(a, recipe, &pl.palette, water, why, sizeof why);
         if (no) {
