@@ -848,6 +848,16 @@ static void test_tiles_unity_palette(void)
                      0);
         CHECK_CONTAINS(notes, "forest: ");
         free(notes);
+        char *out = NULL;
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --export "
+                                       "beamng:'%s' --format json",
+                                       &out, NULL, recipe, lv),
+                     0);
+        json_t *sj = json_loads(out ? out : "", 0, NULL);
+        const json_int_t fi =
+            json_integer_value(json_object_get(json_object_get(sj, "beamng"), "forest_items"));
+        json_decref(sj);
+        free(out);
         const double dx = 200.0 / 256.0;
         size_t differ = 0, items = 0;
         for (unsigned uz = 0; uz < 2; uz++)
@@ -878,6 +888,7 @@ static void test_tiles_unity_palette(void)
                 free(cut.items);
             }
         CHECK(items > 20);
+        CHECK_EQ_INT(fi, items);
         CHECK_EQ_INT(differ, 0);
     }
     /* Placements that read the distance to water: refused, naming the placement. */

@@ -1594,6 +1594,13 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             json_object_set_new(u, "layer_textures", json_integer(unity.layer_textures));
             json_object_set_new(u, "surface_materials", json_integer(unity.materials));
             if (unity.no_splats) json_object_set_new(u, "no_splats", json_string(unity.no_splats));
+            if (recipe->palette_json) {
+                /* The palette's instances, every terrain together. */
+                json_object_set_new(u, "tree_count", json_integer((json_int_t)unity.trees));
+                json_object_set_new(u, "detail_layers", json_integer(unity.detail_layers));
+                json_object_set_new(u, "detail_instances",
+                                    json_integer((json_int_t)unity.detail_points));
+            }
             json_object_set_new(summary, "unity", u);
         }
         if (a->gltf_dir) {
@@ -1627,6 +1634,11 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             json_object_set_new(b, "square_size", json_real(beamng.square_size));
             json_object_set_new(b, "surface_materials", json_integer(beamng.materials));
             json_object_set_new(b, "textures_mapped", json_integer(beamng.mapped));
+            if (recipe->palette_json) {
+                json_object_set_new(b, "forest_items", json_integer((json_int_t)beamng.forest_items));
+                json_object_set_new(b, "ground_cover_instances",
+                                    json_integer((json_int_t)beamng.cover_instances));
+            }
             json_object_set_new(b, "validate_error_count", json_integer((json_int_t)level_errors));
             json_object_set_new(b, "validate_warning_count",
                                 json_integer((json_int_t)level_warnings));
