@@ -666,17 +666,18 @@ static void test_tiles_refused(void)
     remove(r32);
 }
 
-/* A recipe with a sea below its lowest ground in places, biomes by rules and a palette of
+/* A recipe with a sea (pieces of it reach the border only through other tiles, both across and
+ * along the tiles' rows; inland pits below it stay dry), biomes by rules and a palette of
  * trees (spacing, clusters, a biome list), rocks (a slope band) and grass (moisture). */
 static const char palette_recipe[] =
     "{\"format_version\": 1, \"size\": [200, 200], \"resolution\": [128, 128], \"seed\": 7,\n"
-    " \"sea_level\": 0, \"default_landform\": \"l\",\n"
+    " \"sea_level\": 10, \"default_landform\": \"l\",\n"
     " \"landforms\": {\"l\": {\"base_height\": -6, \"height_variation\": 40,\n"
     "   \"feature_size\": 60, \"octaves\": 4}},\n"
     " \"default_biome\": \"meadow\",\n"
     " \"biomes\": {\"meadow\": {\"color\": [0.4, 0.6, 0.3, 1]},\n"
     "   \"forest\": {\"color\": [0.2, 0.4, 0.2, 1]}},\n"
-    " \"rules\": [{\"id\": \"high\", \"biome\": \"forest\", \"elevation\": [8, 1000],\n"
+    " \"rules\": [{\"id\": \"high\", \"biome\": \"forest\", \"elevation\": [14, 1000],\n"
     "   \"priority\": 1}],\n"
     " \"palette\": {\"format_version\": 3, \"name\": \"t\", \"placements\": {\n"
     "   \"grass\": {\"prefab\": \"prefab://grass\", \"category\": \"grass\", \"density\": 0.2,\n"
