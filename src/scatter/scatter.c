@@ -621,9 +621,10 @@ static trn_status scatter_core(const trn_palette *palette, const scatter_ctx *pc
     const uint64_t max_checks = options && options->max_spacing_checks
                                     ? options->max_spacing_checks
                                     : TRN_SCATTER_DEFAULT_MAX_SPACING_CHECKS;
-    const uint64_t max_placements = ctx.window                                ? UINT64_MAX
-                                    : options && options->max_placements ? options->max_placements
-                                                                        : TRN_SCATTER_DEFAULT_MAX_PLACEMENTS;
+    uint64_t max_placements = options && options->max_placements
+                                  ? options->max_placements
+                                  : TRN_SCATTER_DEFAULT_MAX_PLACEMENTS;
+    if (ctx.window) max_placements = UINT64_MAX; /* the caller sums the windows */
     trn_scatter_report rep;
     memset(&rep, 0, sizeof rep);
     rep.rule_count = palette->rule_count;
@@ -732,7 +733,8 @@ static trn_status scatter_core(const trn_palette *palette, const scatter_ctx *pc
             rr->truncated += want - take;
             rep.placed += take;
             rep.truncated += want - take;
-            const int64_t rows_end = (int64_t)g1 * BAND_ROWS < rows ? (int64_t)g1 * BAND_ROWS : rows;
+            const int64_t rows_end =
+                (int64_t)g1 * BAND_ROWS < rows ? (int64_t)g1 * BAND_ROWS : rows;
             if (progress && progress((double)(rows_done + (uint64_t)rows_end) / (double)total_rows,
                                      "scatter", user) == TRN_CANCEL)
                 st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "scatter: cancelled");

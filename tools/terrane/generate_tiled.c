@@ -517,9 +517,9 @@ static trn_status sea_solve(const tiled_out *o, const trn_recipe *recipe, tiled_
     uint32_t *base = malloc(((size_t)kx * kz + 1u) * sizeof *base);
     uint32_t *strips = malloc((size_t)kx * kz * 4u * t * sizeof *strips);
     uint8_t *wet = malloc(n);
-    trn_status st = h && par && gid && base && strips && wet
-                        ? TRN_OK
-                        : trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for the sea");
+    trn_status st = TRN_OK;
+    if (!h || !par || !gid || !base || !strips || !wet)
+        st = trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for the sea");
     if (base) base[0] = 0;
     for (int pass = 0; pass < 2 && !st; pass++)
         for (uint32_t tz = 0; tz < kz && !st; tz++)
@@ -1635,7 +1635,8 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             json_object_set_new(b, "surface_materials", json_integer(beamng.materials));
             json_object_set_new(b, "textures_mapped", json_integer(beamng.mapped));
             if (recipe->palette_json) {
-                json_object_set_new(b, "forest_items", json_integer((json_int_t)beamng.forest_items));
+                json_object_set_new(b, "forest_items",
+                                    json_integer((json_int_t)beamng.forest_items));
                 json_object_set_new(b, "ground_cover_instances",
                                     json_integer((json_int_t)beamng.cover_instances));
             }
