@@ -9,7 +9,13 @@
 #include <jansson.h>
 
 #include "terrane/beamng.h"
+#include "terrane/beamng_forest.h"
+#include "terrane/generate.h"
 #include "terrane/geotiff.h"
+#include "terrane/image.h"
+#include "terrane/layers.h"
+#include "terrane/scatter.h"
+#include "terrane/unity.h"
 #include "test.h"
 
 static char tmp[512];
@@ -545,7 +551,7 @@ static void test_tiles_gltf(void)
                  0);
     CHECK_CONTAINS(notes, "the engine tiles have no water: the recipe's water is resolved over "
                           "the whole surface");
-    CHECK_CONTAINS(notes, "the engine tiles have no trees, rocks or grass");
+    CHECK_CONTAINS(notes, "the glTF tiles have no trees, rocks or grass");
     free(notes);
     char *err = NULL;
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 128x128 --tiles 48 --export "
@@ -660,11 +666,260 @@ static void test_tiles_refused(void)
     remove(r32);
 }
 
+/* A recipe with a sea (pieces of it reach the border only through other tiles, both across and
+ * along the tiles' rows; inland pits below it stay dry), biomes by rules and a palette of
+ * trees (spacing, clusters, a biome list), rocks (a slope band) and grass (moisture). */
+static const char palette_recipe[] =
+    "{\"format_version\": 1, \"size\": [200, 200], \"resolution\": [128, 128], \"seed\": 7,\n"
+    " \"sea_level\": 10, \"default_landform\": \"l\",\n"
+    " \"landforms\": {\"l\": {\"base_height\": -6, \"height_variation\": 40,\n"
+    "   \"feature_size\": 60, \"octaves\": 4}},\n"
+    " \"default_biome\": \"meadow\",\n"
+    " \"biomes\": {\"meadow\": {\"color\": [0.4, 0.6, 0.3, 1]},\n"
+    "   \"forest\": {\"color\": [0.2, 0.4, 0.2, 1]}},\n"
+    " \"rules\": [{\"id\": \"high\", \"biome\": \"forest\", \"elevation\": [14, 1000],\n"
+    "   \"priority\": 1}],\n"
+    " \"palette\": {\"format_version\": 3, \"name\": \"t\", \"placements\": {\n"
+    "   \"grass\": {\"prefab\": \"prefab://grass\", \"category\": \"grass\", \"density\": 0.2,\n"
+    "     \"candidate_spacing\": 1.5, \"moisture\": [0.2, 0.9], \"collision\": \"none\"},\n"
+    "   \"pine\": {\"model\": \"asset://levels/scatter/art/shapes/pine.dae\",\n"
+    "     \"collision\": \"none\", \"category\": \"tree\", \"density\": 0.02,\n"
+    "     \"candidate_spacing\": 3, \"spacing\": 5, \"biomes\": [\"forest\"],\n"
+    "     \"cluster\": {\"size\": 30, \"strength\": 0.7}, \"scale\": [0.8, 1.3]},\n"
+    "   \"rock\": {\"model\": \"asset://models/rock\", \"category\": \"rock\", \"density\": 0.01,\n"
+    "     \"collision\": \"none\","
+    "     \"candidate_spacing\": 4, \"spacing\": 6, \"slope\": [10, 60]}}}}\n";
+
+/* --export unity with --tiles and a palette: each terrain's trees and detail layers are the
+ * files the whole grid's export writes for that tile (trn_unity_export of the whole grid with
+ * its instances, tiled), byte for byte, the sea flooded across tiles as over the whole grid;
+ * --export beamng: each level's forest items are the whole grid's instances in its cells as the
+ * forest writer writes them; recipes whose placements the tiles cannot decide are refused,
+ * naming why. */
+static void test_tiles_unity_palette(void)
+{
+    char recipe[600], dir[600], ref[600];
+    at(recipe, sizeof recipe, "scatter.json");
+    FILE *f = fopen(recipe, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs(palette_recipe, f);
+    fclose(f);
+    trn_recipe r;
+    trn_error e;
+    memset(&r, 0, sizeof r);
+    trn_palette pal;
+    memset(&pal, 0, sizeof pal);
+    trn_generated gen;
+    memset(&gen, 0, sizeof gen);
+    trn_generate_options go;
+    memset(&go, 0, sizeof go);
+    go.palette = &pal;
+    if (trn_recipe_read(recipe, &r, NULL, &e) ||
+        trn_palette_parse(r.palette_json, strlen(r.palette_json), recipe, &pal, &e) ||
+        trn_recipe_generate(&r, &go, &gen, NULL, NULL, &e)) {
+        fprintf(stderr, "the palette recipe: %s\n", e.message);
+        CHECK(false);
+        trn_recipe_dispose(&r);
+        return;
+    }
+    size_t wet = 0;
+    for (size_t k = 0; k < trn_field_sample_count(&gen.field); k++)
+        wet += gen.water_distance[k] == 0.0f;
+    CHECK(wet > 100 && gen.instances.count > 1000); /* the sea and the palette both matter */
+    static const unsigned tiles[2] = {32, 64};
+    for (int v = 0; v < 2; v++) {
+        const unsigned t = tiles[v], k = 128u / t;
+        at(dir, sizeof dir, v ? "unity_pal64" : "unity_pal32");
+        at(ref, sizeof ref, v ? "unity_palref64" : "unity_palref32");
+        char *notes = NULL;
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles %u --export unity:'%s'", NULL,
+                                       &notes, recipe, t, dir),
+                     0);
+        CHECK_CONTAINS(notes, "the palette's instances, as the whole grid places them");
+        free(notes);
+        /* The whole grid's export, tiled: trees and grass built as generate builds them. */
+        trn_unity_tree *trees = calloc(gen.instances.count + 1u, sizeof *trees);
+        double *points = calloc(2u * gen.instances.count + 2u, sizeof *points);
+        trn_unity_placed_prototype protos[2] = {
+            {"pine", NULL, "asset://levels/scatter/art/shapes/pine.dae"},
+                                                {"rock", NULL, "asset://models/rock"}};
+        uint32_t nt = 0;
+        size_t np = 0;
+        for (size_t q = 0; q < gen.instances.count; q++) {
+            const trn_instance *in = &gen.instances.items[q];
+            if (in->rule == 0) {
+                points[2u * np] = in->x;
+                points[2u * np + 1u] = in->z;
+                np++;
+                continue;
+            }
+            trn_unity_tree *tr = &trees[nt++];
+            tr->position[0] = (float)(in->x / gen.field.size_x);
+            tr->position[1] = (float)in->y;
+            tr->position[2] = (float)(in->z / gen.field.size_z);
+            tr->width_scale = tr->height_scale = (float)in->scale;
+            tr->rotation = (float)(in->yaw * 3.14159265358979323846 / 180.0);
+            tr->color = tr->lightmap_color = 0xffffffffu;
+            tr->prototype = (int32_t)in->rule - 1;
+        }
+        trn_unity_detail_layer grass = {"grass", "prefab://grass", points, np};
+        trn_unity_export_options uo;
+        trn_unity_export_options_default(&uo);
+        uo.name = "scatter";
+        uo.tiles_x = uo.tiles_z = k;
+        uo.trees = trees;
+        uo.tree_count = nt;
+        uo.placed_prototypes = protos;
+        uo.placed_prototype_count = 2;
+        uo.details = &grass;
+        uo.detail_count = 1;
+        CHECK_OK(trn_unity_export(ref, &gen.field, NULL, NULL, &uo, NULL, NULL, NULL, &e));
+        size_t compared = 0, differ = 0;
+        for (unsigned uz = 0; uz < k; uz++)
+            for (unsigned ux = 0; ux < k; ux++) {
+                static const char *const kinds[2] = {"trees.json", "detail0.png"};
+                for (int q = 0; q < 2; q++) {
+                    char a[700], b[700];
+                    snprintf(a, sizeof a, "%s/scatter_%u_%u_%s", dir, ux, uz, kinds[q]);
+                    snprintf(b, sizeof b, "%s/scatter_%u_%u_%s", ref, ux, uz, kinds[q]);
+                    differ += !same_file(a, b);
+                    compared++;
+                }
+            }
+        CHECK_EQ_INT(compared, 2u * k * k);
+        CHECK_EQ_INT(differ, 0);
+        free(trees);
+        free(points);
+        CHECK(!leftover_tiles(tmp));
+    }
+    /* A palette without a material set leaves the biomes' materials: each terrain's splat map
+     * is the whole grid's --export unity splat map cut to the terrain (texels are cells; PNG
+     * row 0 the far edge). */
+    {
+        char whole[600], a[800];
+        at(whole, sizeof whole, "unity_palwhole");
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' -q --export unity:'%s'", NULL, NULL, recipe,
+                                       whole),
+                     0);
+        snprintf(a, sizeof a, "%s/scatter_splat0.png", whole);
+        trn_image wi, ti;
+        memset(&wi, 0, sizeof wi);
+        size_t bad = 0, texels = 0;
+        if (!trn_png_read(a, NULL, &wi, &e) && wi.channels == 4 && wi.width == 128)
+            for (unsigned uz = 0; uz < 4; uz++)
+                for (unsigned ux = 0; ux < 4; ux++) {
+                    snprintf(a, sizeof a, "%s/unity_pal32/scatter_%u_%u_splat0.png", tmp, ux,
+                             uz);
+                    memset(&ti, 0, sizeof ti);
+                    if (trn_png_read(a, NULL, &ti, &e) || ti.width != 32 || ti.channels != 4) {
+                        bad++;
+                        continue;
+                    }
+                    for (unsigned y = 0; y < 32; y++)
+                        for (unsigned x = 0; x < 32; x++) {
+                            const unsigned wz = 127u - (uz * 32u + (31u - y));
+                            bad += memcmp((const uint8_t *)ti.data + ((size_t)y * 32u + x) * 4u,
+                                          (const uint8_t *)wi.data +
+                                              ((size_t)wz * 128u + ux * 32u + x) * 4u,
+                                          4) != 0;
+                            texels++;
+                        }
+                    trn_image_dispose(&ti);
+                }
+        trn_image_dispose(&wi);
+        CHECK_EQ_INT(texels, 16u * 32u * 32u);
+        CHECK_EQ_INT(bad, 0);
+    }
+    /* BeamNG levels of 128 on a 256 x 256 world: each level's forest items are the whole grid's
+     * instances in its cells, in its own frame, as the forest writer writes them. */
+    trn_generated_dispose(&gen);
+    memset(&gen, 0, sizeof gen);
+    char lv[600];
+    at(lv, sizeof lv, "bng/levels/scatter");
+    if (trn_recipe_change_grid(&r, 200.0, 200.0, 256, 256, TRN_EDITS_REFUSE, &e) ||
+        trn_recipe_generate(&r, &go, &gen, NULL, NULL, &e)) {
+        fprintf(stderr, "the palette recipe at 256: %s\n", e.message);
+        CHECK(false);
+    } else {
+        char *notes = NULL;
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --export "
+                                       "beamng:'%s'",
+                                       NULL, &notes, recipe, lv),
+                     0);
+        CHECK_CONTAINS(notes, "forest: ");
+        free(notes);
+        char *out = NULL;
+        CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --export "
+                                       "beamng:'%s' --format json",
+                                       &out, NULL, recipe, lv),
+                     0);
+        json_t *sj = json_loads(out ? out : "", 0, NULL);
+        const json_int_t fi =
+            json_integer_value(json_object_get(json_object_get(sj, "beamng"), "forest_items"));
+        json_decref(sj);
+        free(out);
+        const double dx = 200.0 / 256.0;
+        size_t differ = 0, items = 0;
+        for (unsigned uz = 0; uz < 2; uz++)
+            for (unsigned ux = 0; ux < 2; ux++) {
+                trn_instances cut = {calloc(gen.instances.count + 1u, sizeof(trn_instance)), 0};
+                const double ox = (double)(ux * 128u) * dx, oz = (double)(uz * 128u) * dx;
+                for (size_t q = 0; q < gen.instances.count; q++) {
+                    trn_instance in = gen.instances.items[q];
+                    if ((ux && in.x < ox) || (!ux && in.x >= 128.0 * dx) || (uz && in.z < oz) ||
+                        (!uz && in.z >= 128.0 * dx))
+                        continue;
+                    in.x -= ox;
+                    in.z -= oz;
+                    cut.items[cut.count++] = in;
+                }
+                char rdir[700], a[800], b[800];
+                snprintf(rdir, sizeof rdir, "%s/bngref_%u_%u", tmp, ux, uz);
+                trn_beamng_forest_options fo;
+                memset(&fo, 0, sizeof fo);
+                fo.level_dir = rdir;
+                fo.origin_x = fo.origin_y = -128.0 * dx / 2.0;
+                trn_beamng_forest_result fr;
+                CHECK_OK(trn_beamng_level_write_forest(&pal, &cut, &fo, &fr, &e));
+                items += fr.items;
+                snprintf(a, sizeof a, "%s_%u_%u/forest/terrane_pine.forest4.json", lv, ux, uz);
+                snprintf(b, sizeof b, "%s/forest/terrane_pine.forest4.json", rdir);
+                differ += !same_file(a, b);
+                free(cut.items);
+            }
+        CHECK(items > 20);
+        CHECK_EQ_INT(fi, items);
+        CHECK_EQ_INT(differ, 0);
+    }
+    /* Placements that read the distance to water: refused, naming the placement. */
+    char *err = NULL;
+    char bad[600];
+    at(bad, sizeof bad, "scatter_wd.json");
+    f = fopen(bad, "wb");
+    if (f) {
+        const char *slope = strstr(palette_recipe, "\"slope\": [10, 60]");
+        if (slope)
+            fprintf(f, "%.*s\"water_distance\": [1, 9]%s", (int)(slope - palette_recipe),
+                    palette_recipe, slope + strlen("\"slope\": [10, 60]"));
+        fclose(f);
+    }
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 64 --export unity:'%s'", NULL, &err,
+                                   bad, dir),
+                 1);
+    CHECK_CONTAINS(err, "placement \"rock\" reads the distance to water");
+    free(err);
+    trn_generated_dispose(&gen);
+    trn_palette_dispose(&pal);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_tiles_match_whole_grid);
     RUN(test_tiles_unity);
+    RUN(test_tiles_unity_palette);
     RUN(test_tiles_beamng);
     RUN(test_tiles_gltf);
     RUN(test_tiles_refused);

@@ -936,6 +936,141 @@ static void test_text_output(void)
     trn_field_dispose(&f);
 }
 
+/* env's layers cut to samples [i0, i1] x [j0, j1] of a world of n + 1 samples a side. */
+static void cut_u8(const uint8_t *src, uint32_t n, uint32_t i0, uint32_t j0, uint32_t w,
+                   uint32_t h, uint8_t *dst)
+{
+    for (uint32_t j = 0; j < h; j++)
+        memcpy(dst + (size_t)j * w, src + (size_t)(j0 + j) * (n + 1u) + i0, w);
+}
+
+static void cut_f32(const float *src, uint32_t n, uint32_t i0, uint32_t j0, uint32_t w,
+                    uint32_t h, float *dst)
+{
+    for (uint32_t j = 0; j < h; j++)
+        memcpy(dst + (size_t)j * w, src + (size_t)(j0 + j) * (n + 1u) + i0, w * sizeof *dst);
+}
+
+/* An extent of cells cells whose size / cells is spacing bit for bit. */
+static double extent_at(double spacing, uint32_t cells)
+{
+    double s = spacing * (double)cells;
+    for (int k = 0; k < 64 && s / (double)cells != spacing; k++)
+        s = s / (double)cells < spacing ? nextafter(s, HUGE_VAL) : nextafter(s, -HUGE_VAL);
+    return s;
+}
+
+/* Rectangles placed on their own (the world's samples around them only) give the whole world's
+ * instances in each rectangle, bit for bit and in order, for rectangles that do not divide the
+ * world; a field that does not hold the samples the sites read is refused. */
+static void test_run_window(void)
+{
+    const uint32_t n = 100;
+    trn_field f;
+    make_field(&f, n);
+    const size_t samples = (size_t)(n + 1) * (n + 1);
+    uint8_t *biome = malloc(samples), *wet = malloc(samples), *excl = malloc(samples);
+    float *moist = malloc(samples * sizeof *moist);
+    for (uint32_t j = 0; j <= n; j++)
+        for (uint32_t i = 0; i <= n; i++) {
+            const size_t k = (size_t)j * (n + 1) + i;
+            biome[k] = (uint8_t)((i * 7 + j * 3) % 5 < 3 ? 0 : 1);
+            wet[k] = (i - 50) * (i - 50) + (j - 40) * (j - 40) < 60;
+            excl[k] = (uint8_t)(i > 80 && j < 30 ? 200 : 0);
+            moist[k] = (float)((i + 2 * j) % 17) / 16.0f;
+        }
+    const char *names[2] = {"meadow", "forest"};
+    trn_scatter_env env = make_env(&f);
+    env.biome = biome;
+    env.biome_names = names;
+    env.biome_name_count = 2;
+    env.wet = wet;
+    env.exclusion = excl;
+    env.moisture = moist;
+    trn_scatter_rule rules[3] = {make_rule("grass", 1.0, 0.7, 0.0),
+                                 make_rule("pine", 0.05, 1.0, 3.5),
+                                 make_rule("rock", 0.02, 2.0, 5.0)};
+    rules[1].cluster_strength = 0.7;
+    char *forest[1] = {(char *)"forest"};
+    rules[1].biomes = forest;
+    rules[1].biome_count = 1;
+    rules[2].slope = (trn_scatter_band){true, 0.0, 20.0};
+    rules[0].moisture = (trn_scatter_band){true, 0.2, 0.8};
+    trn_palette p = make_palette(rules, 3);
+    trn_instances all = run(&p, &env, 1, NULL);
+    CHECK(all.count > 1000);
+    const double steps[3] = {37.0, 13.0 * SIZE / n, SIZE};
+    float *hw = malloc(samples * sizeof *hw), *mw = malloc(samples * sizeof *mw);
+    uint8_t *bw = malloc(samples), *ww = malloc(samples), *ew = malloc(samples);
+    for (int s = 0; s < 3; s++) {
+        size_t total = 0, mismatch = 0;
+        for (double z0 = 0.0; z0 < SIZE; z0 += steps[s])
+            for (double x0 = 0.0; x0 < SIZE; x0 += steps[s]) {
+                trn_scatter_window w = {n, n, SIZE, SIZE, 0, 0, x0, z0, x0 + steps[s],
+                                        z0 + steps[s]};
+                if (w.x1 >= SIZE) w.x1 = INFINITY; /* the far edge's sites */
+                if (w.z1 >= SIZE) w.z1 = INFINITY;
+                uint32_t i0, j0, i1, j1;
+                CHECK_OK(trn_scatter_window_samples(&w, &i0, &j0, &i1, &j1, NULL));
+                const uint32_t wx = i1 - i0 + 1u, wz = j1 - j0 + 1u;
+                cut_f32(f.heights, n, i0, j0, wx, wz, hw);
+                cut_f32(moist, n, i0, j0, wx, wz, mw);
+                cut_u8(biome, n, i0, j0, wx, wz, bw);
+                cut_u8(wet, n, i0, j0, wx, wz, ww);
+                cut_u8(excl, n, i0, j0, wx, wz, ew);
+                trn_field part;
+                memset(&part, 0, sizeof part);
+                part.cells_x = wx - 1u;
+                part.cells_z = wz - 1u;
+                part.size_x = extent_at(SIZE / n, wx - 1u);
+                part.size_z = extent_at(SIZE / n, wz - 1u);
+                part.heights = hw;
+                trn_scatter_env pe = env;
+                pe.field = &part;
+                pe.moisture = mw;
+                pe.biome = bw;
+                pe.wet = ww;
+                pe.exclusion = ew;
+                w.i0 = i0;
+                w.j0 = j0;
+                trn_instances got = {NULL, 0};
+                CHECK_OK(trn_scatter_run_window(&p, &pe, &w, NULL, &got, NULL, NULL));
+                size_t at = 0;
+                for (size_t k = 0; k < all.count; k++) {
+                    const trn_instance *a = &all.items[k];
+                    if (!(a->x >= w.x0 && a->x < w.x1 && a->z >= w.z0 && a->z < w.z1)) continue;
+                    if (at >= got.count || memcmp(a, &got.items[at], sizeof *a) != 0) mismatch++;
+                    at++;
+                }
+                CHECK_EQ_INT(at, got.count);
+                total += got.count;
+                /* One sample short of what the sites read: refused, naming the samples. */
+                if (i0 > 0 && s == 1) {
+                    w.i0 = i0 - 1u;
+                    trn_instances none = {NULL, 0};
+                    trn_error e;
+                    CHECK(trn_scatter_run_window(&p, &pe, &w, NULL, &none, NULL, &e) ==
+                          TRN_ERR_INVALID_ARGUMENT);
+                    CHECK(strstr(e.message, "trn_scatter_window_samples") != NULL);
+                }
+                trn_instances_dispose(&got);
+            }
+        CHECK_EQ_INT(total, all.count);
+        CHECK_EQ_INT(mismatch, 0);
+    }
+    free(hw);
+    free(mw);
+    free(bw);
+    free(ww);
+    free(ew);
+    free(biome);
+    free(wet);
+    free(excl);
+    free(moist);
+    trn_instances_dispose(&all);
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_reorder_and_unrelated_density);
@@ -952,5 +1087,6 @@ int main(void)
     RUN(test_argument_errors);
     RUN(test_cancel);
     RUN(test_text_output);
+    RUN(test_run_window);
     return trn_test_finish();
 }

@@ -120,6 +120,41 @@ trn_status trn_scatter_run(const trn_palette *palette, const trn_scatter_env *en
                            trn_scatter_report *report, trn_progress_fn progress, void *user,
                            trn_error *err);
 
+/* A part of a world to scatter on its own (trn_scatter_run_window): the world's grid and
+ * extent, where the env's field starts in it, and the rectangle whose sites are placed. */
+typedef struct trn_scatter_window {
+    uint32_t cells_x, cells_z; /* the world's grid */
+    double size_x, size_z;     /* and extent */
+    uint32_t i0, j0;           /* the world sample the env's field (and its layers) start at */
+    /* The sites placed: x0 <= x < x1 and z0 <= z < z1 (a bound beyond the extent takes in its
+     * edge: sites lie within [0, size]). */
+    double x0, z0, x1, z1;
+} trn_scatter_window;
+
+/* The world samples [*i0, *i1] x [*j0, *j1] the sites of a window's rectangle read (their
+ * terrain triangle, nearest sample and Horn's slope around it, clamped to the world): the env of
+ * trn_scatter_run_window must hold at least these. Errors: TRN_ERR_INVALID_ARGUMENT for an empty
+ * world or rectangle. */
+trn_status trn_scatter_window_samples(const trn_scatter_window *window, uint32_t *i0,
+                                      uint32_t *j0, uint32_t *i1, uint32_t *j1, trn_error *err);
+
+/* trn_scatter_run over a world too large to hold, one rectangle at a time: env's field holds
+ * samples window->i0.. x window->j0.. of the world (its cells at the world's spacing, bit for
+ * bit; its per-sample layers in the same layout), and out receives exactly the instances
+ * trn_scatter_run gives the whole world whose position lies in the rectangle, bit for bit and in
+ * the same order (rule, cz, cx): the lattices, draws and spacing belong to the world (spacing
+ * reads only the hashed sites around, never a sample), and each site's filters read the samples
+ * around it. The budgets are checked against the whole world's lattices, as trn_scatter_run
+ * checks them; there is no placement ceiling (the caller sums the rectangles and compares; the
+ * whole world's run keeps the first max_placements in (rule, cz, cx) order). report (may be
+ * NULL) counts the rectangle's sites. A water_distance layer, where given, must be the whole
+ * world's distances cut to the window. Errors: trn_scatter_run's, and TRN_ERR_INVALID_ARGUMENT
+ * when the field does not hold trn_scatter_window_samples or has another spacing. */
+trn_status trn_scatter_run_window(const trn_palette *palette, const trn_scatter_env *env,
+                                  const trn_scatter_window *window,
+                                  const trn_scatter_options *options, trn_instances *out,
+                                  trn_scatter_report *report, trn_error *err);
+
 /* Refilter after local edits: each base instance snaps to edited's surface (y) and is checked
  * again against the filters of its rule; it keeps its identity (rule, cx, cz), x, z, yaw and
  * scale. Never adds a candidate; with the environment base came from, out equals base. report

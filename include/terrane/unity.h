@@ -316,7 +316,9 @@ typedef struct trn_unity_export_options {
     /* The field is the piece of a larger terrain of total_tiles_x x total_tiles_z tiles that
      * starts at tile (first_tile_x, first_tile_z) (a tiled generation writes its tiles a few at
      * a time): file names and each JSON's tile numbers count from there, and position is the
-     * piece's corner. 0 totals: the field is the whole terrain. */
+     * piece's corner. 0 totals: the field is the whole terrain. A piece's trees (position 0..1)
+     * and detail points (units from the corner) are the whole terrain's, so each tile keeps
+     * those the whole terrain's export gives it, bit for bit. */
     uint32_t first_tile_x, first_tile_z, total_tiles_x, total_tiles_z;
 } trn_unity_export_options;
 

@@ -21,6 +21,7 @@
 #include "scatter/scatter_exclusions.h"
 #include "terrane/generate.h"
 #include "terrane/water.h"
+#include "water/water_internal.h"
 
 /* Hash streams of one site; the numbers are part of the output contract (the selection draw
  * is the site key's own bits, see site_select). */
@@ -96,9 +97,16 @@ typedef struct rule_plan {
 
 typedef struct scatter_ctx {
     const trn_scatter_env *env;
-    const trn_field *field;
+    const trn_field *field; /* the world: its grid and extent (its heights when not a window) */
     double dx, dz;
     size_t stride;
+    /* A window (trn_scatter_run_window): env's field holds the world's samples from (i0, j0),
+     * and only sites at x0 <= x < x1, z0 <= z < z1 are placed. */
+    bool window;
+    trn_field world;
+    const trn_field *data;
+    uint32_t i0, j0;
+    double x0, z0, x1, z1;
 } scatter_ctx;
 
 static trn_status check_env(const trn_scatter_env *env, scatter_ctx *ctx, trn_error *err)
@@ -122,6 +130,9 @@ static trn_status check_env(const trn_scatter_env *env, scatter_ctx *ctx, trn_er
     ctx->dx = f->size_x / (double)f->cells_x;
     ctx->dz = f->size_z / (double)f->cells_z;
     ctx->stride = (size_t)f->cells_x + 1u;
+    ctx->window = false;
+    ctx->data = f;
+    ctx->i0 = ctx->j0 = 0;
     return TRN_OK;
 }
 
@@ -132,7 +143,7 @@ static bool band_ok(const trn_scatter_band *b)
 
 /* Validate one rule and derive its lattice; the messages name the placement and parameter. */
 static trn_status plan_rule(const trn_palette *palette, uint32_t index, const trn_scatter_env *env,
-                            rule_plan *p, trn_error *err)
+                            const trn_field *f, rule_plan *p, trn_error *err)
 {
     const trn_scatter_rule *r = &palette->rules[index];
     const char *id = r->id;
@@ -195,7 +206,6 @@ static trn_status plan_rule(const trn_palette *palette, uint32_t index, const tr
                              "candidate per lattice square of candidate_spacing %g (at most %g): "
                              "reduce density or candidate_spacing",
                              id, p->density, p->step, 1.0 / (p->step * p->step));
-    const trn_field *f = env->field;
     const double nx = ceil(f->size_x / p->step), nz = ceil(f->size_z / p->step);
     if (!(nx * nz <= 9.0e15))
         return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
@@ -243,7 +253,7 @@ static trn_status plan_all(const trn_palette *palette, const trn_scatter_env *en
     rule_plan *plans = calloc(palette->rule_count ? palette->rule_count : 1u, sizeof *plans);
     if (!plans) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "scatter: out of memory");
     for (uint32_t r = 0; r < palette->rule_count; r++) {
-        st = plan_rule(palette, r, env, &plans[r], err);
+        st = plan_rule(palette, r, env, ctx->field, &plans[r], err);
         if (st != TRN_OK) {
             free(plans);
             return st;
@@ -306,18 +316,35 @@ static int site_filter(const rule_plan *p, const scatter_ctx *c, double x, doubl
 {
     const trn_scatter_env *env = c->env;
     const trn_scatter_rule *r = p->rule;
-    const double h = trn_field_height_at(c->field, x, z);
+    double h;
+    if (!c->window) {
+        h = trn_field_height_at(c->field, x, z);
+    } else {
+        /* trn_field_height_at's arithmetic on the world's grid, read from the window. */
+        const trn_field *f = c->field;
+        uint32_t ti, tj;
+        double u, v;
+        h = NAN;
+        if (!isnan(x) && !isnan(z)) {
+            trn_tri_locate(x, z, f->cells_x, f->cells_z, f->size_x, f->size_z, &ti, &tj, &u, &v);
+            const size_t kk = (size_t)(tj - c->j0) * c->stride + (ti - c->i0);
+            const float *hv = c->data->heights;
+            h = trn_tri_interp(hv[kk], hv[kk + 1], hv[kk + c->stride], hv[kk + c->stride + 1], u,
+                               v);
+        }
+    }
     *y = h;
     if (isnan(h)) return TRN_SCATTER_FILTER_HOLE;
-    const size_t i = nearest_index(x, c->dx, c->field->cells_x);
-    const size_t j = nearest_index(z, c->dz, c->field->cells_z);
+    const size_t gi = nearest_index(x, c->dx, c->field->cells_x);
+    const size_t gj = nearest_index(z, c->dz, c->field->cells_z);
+    const size_t i = gi - c->i0, j = gj - c->j0; /* in the env's arrays (i0 = j0 = 0: the world) */
     const size_t k = j * c->stride + i;
     if (env->wet && env->wet[k]) return TRN_SCATTER_FILTER_WATER;
     if (env->exclusion && env->exclusion[k] >= 128u) return TRN_SCATTER_FILTER_EXCLUSION;
     if (p->has_biomes && !p->biome_allowed[env->biome[k]]) return TRN_SCATTER_FILTER_BIOME;
     if (r->slope.has) {
         const double s = env->slope ? (double)env->slope[k]
-                                    : trn_field_slope_at(c->field, (uint32_t)i, (uint32_t)j);
+                                    : trn_field_slope_at(c->data, (uint32_t)i, (uint32_t)j);
         if (!in_band(&r->slope, s)) return TRN_SCATTER_FILTER_SLOPE;
     }
     if (r->moisture.has && !in_band(&r->moisture, (double)env->moisture[k]))
@@ -390,8 +417,27 @@ static void band_push(band_result *b, const trn_instance *inst)
     b->items[b->count++] = *inst;
 }
 
+/* Whether a site at (x, z) is one the window places. */
+static inline bool in_window(const scatter_ctx *c, double x, double z)
+{
+    return !c->window || (x >= c->x0 && x < c->x1 && z >= c->z0 && z < c->z1);
+}
+
+/* The lattice columns [*a, *b) whose sites can lie in [lo, hi) (all of them without a window):
+ * site cx lies in [cx s, (cx + 1) s), one column more each side for rounding. */
+static void lattice_span(const rule_plan *p, bool window, double lo, double hi, int64_t n,
+                         int64_t *a, int64_t *b)
+{
+    *a = 0;
+    *b = n;
+    if (!window) return;
+    const double fa = floor(lo / p->step) - 1.0, fb = floor(hi / p->step) + 2.0;
+    if (fa > 0.0) *a = fa < (double)n ? (int64_t)fa : n;
+    if (fb < (double)n) *b = fb > (double)*a ? (int64_t)fb : *a;
+}
+
 static void run_band(const rule_plan *p, uint32_t rule_index, const scatter_ctx *c, int64_t cz0,
-                     int64_t cz1, band_result *b)
+                     int64_t cz1, int64_t cx0, int64_t cx1, band_result *b)
 {
     const trn_field *f = c->field;
     /* Conservative shortcut: u above t * cmax (with room for rounding) cannot give u / c < t. */
@@ -400,20 +446,21 @@ static void run_band(const rule_plan *p, uint32_t rule_index, const scatter_ctx 
     for (int64_t cz = cz0; cz < cz1; cz++) {
         const bool row_inside = (double)(cz + 1) * p->step <= f->size_z;
         const uint64_t row = row_key(p->key, cz);
-        for (int64_t cx = 0; cx < p->nx; cx++) {
+        for (int64_t cx = cx0; cx < cx1; cx++) {
             const uint64_t key = site_key_in_row(row, cx);
             const double u = site_select(key);
             if (u > reject) {
-                if (row_inside && (double)(cx + 1) * p->step <= f->size_x) {
+                if (!c->window && row_inside && (double)(cx + 1) * p->step <= f->size_x) {
                     b->candidates++;
                 } else {
                     double x, z;
-                    if (site_position(p, f, key, cx, cz, &x, &z)) b->candidates++;
+                    if (site_position(p, f, key, cx, cz, &x, &z) && in_window(c, x, z))
+                        b->candidates++;
                 }
                 continue;
             }
             double x, z;
-            if (!site_position(p, f, key, cx, cz, &x, &z)) continue;
+            if (!site_position(p, f, key, cx, cz, &x, &z) || !in_window(c, x, z)) continue;
             b->candidates++;
             const double cf = cluster_factor(p, &own, x, z);
             const double q = cf > 0.0 ? u / cf : INFINITY;
@@ -560,27 +607,24 @@ static void free_bands(band_result *bands, size_t n)
     free(bands);
 }
 
-trn_status trn_scatter_run(const trn_palette *palette, const trn_scatter_env *env,
-                           const trn_scatter_options *options, trn_instances *out,
-                           trn_scatter_report *report, trn_progress_fn progress, void *user,
-                           trn_error *err)
+/* Scatter with a planned context (the world, or a window of it: no ceiling then). */
+static trn_status scatter_core(const trn_palette *palette, const scatter_ctx *pctx,
+                               rule_plan *plans, const trn_scatter_options *options,
+                               trn_instances *out, trn_scatter_report *report,
+                               trn_progress_fn progress, void *user, trn_error *err)
 {
-    if (!out)
-        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                             "scatter: expected an output, found NULL");
-    scatter_ctx ctx;
-    rule_plan *plans;
-    trn_status st = plan_all(palette, env, &ctx, &plans, err);
-    if (st != TRN_OK) return st;
+    const scatter_ctx ctx = *pctx;
+    trn_status st = TRN_OK;
     const uint64_t max_candidates = options && options->max_candidates
                                         ? options->max_candidates
                                         : TRN_SCATTER_DEFAULT_MAX_CANDIDATES;
     const uint64_t max_checks = options && options->max_spacing_checks
                                     ? options->max_spacing_checks
                                     : TRN_SCATTER_DEFAULT_MAX_SPACING_CHECKS;
-    const uint64_t max_placements = options && options->max_placements
-                                        ? options->max_placements
-                                        : TRN_SCATTER_DEFAULT_MAX_PLACEMENTS;
+    uint64_t max_placements = options && options->max_placements
+                                  ? options->max_placements
+                                  : TRN_SCATTER_DEFAULT_MAX_PLACEMENTS;
+    if (ctx.window) max_placements = UINT64_MAX; /* the caller sums the windows */
     trn_scatter_report rep;
     memset(&rep, 0, sizeof rep);
     rep.rule_count = palette->rule_count;
@@ -603,8 +647,14 @@ trn_status trn_scatter_run(const trn_palette *palette, const trn_scatter_env *en
     }
     const int threads = thread_count(options);
     uint64_t total_rows = 0, rows_done = 0;
-    for (uint32_t r = 0; r < palette->rule_count; r++)
-        if (plans[r].enabled) total_rows += (uint64_t)plans[r].nz;
+    int64_t *spans = malloc(4u * (palette->rule_count ? palette->rule_count : 1u) * sizeof *spans);
+    if (!spans) st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "scatter: out of memory");
+    for (uint32_t r = 0; r < palette->rule_count && spans; r++) {
+        int64_t *sp = spans + 4u * r;
+        lattice_span(&plans[r], ctx.window, ctx.x0, ctx.x1, plans[r].nx, &sp[0], &sp[1]);
+        lattice_span(&plans[r], ctx.window, ctx.z0, ctx.z1, plans[r].nz, &sp[2], &sp[3]);
+        if (plans[r].enabled) total_rows += (uint64_t)(sp[3] - sp[2]);
+    }
     trn_instances acc = {NULL, 0};
     size_t acc_cap = 0;
     /* Band slots are reused from group to group, so their pages are touched once per run. */
@@ -617,7 +667,8 @@ trn_status trn_scatter_run(const trn_palette *palette, const trn_scatter_env *en
         const rule_plan *p = &plans[r];
         if (!p->enabled) continue;
         trn_scatter_rule_report *rr = &rep.rules[r];
-        const size_t nbands = (size_t)((p->nz + BAND_ROWS - 1) / BAND_ROWS);
+        const int64_t *sp = spans + 4u * r, rows = sp[3] - sp[2];
+        const size_t nbands = (size_t)((rows + BAND_ROWS - 1) / BAND_ROWS);
         /* Groups of bands between progress calls, so cancelling is prompt. */
         for (size_t g0 = 0; g0 < nbands && st == TRN_OK; g0 += group) {
             const size_t g1 = g0 + group < nbands ? g0 + group : nbands;
@@ -632,9 +683,9 @@ trn_status trn_scatter_run(const trn_palette *palette, const trn_scatter_env *en
                 memset(slot, 0, sizeof *slot);
                 slot->items = items;
                 slot->cap = cap;
-                const int64_t cz0 = ((int64_t)g0 + b) * BAND_ROWS;
-                const int64_t cz1 = cz0 + BAND_ROWS < p->nz ? cz0 + BAND_ROWS : p->nz;
-                run_band(p, r, &ctx, cz0, cz1, slot);
+                const int64_t cz0 = sp[2] + ((int64_t)g0 + b) * BAND_ROWS;
+                const int64_t cz1 = cz0 + BAND_ROWS < sp[3] ? cz0 + BAND_ROWS : sp[3];
+                run_band(p, r, &ctx, cz0, cz1, sp[0], sp[1], slot);
             }
             /* Band order is row order, and rows are cx-ordered: offsets give the output order. */
             size_t want = 0;
@@ -683,13 +734,14 @@ trn_status trn_scatter_run(const trn_palette *palette, const trn_scatter_env *en
             rep.placed += take;
             rep.truncated += want - take;
             const int64_t rows_end =
-                (int64_t)g1 * BAND_ROWS < p->nz ? (int64_t)g1 * BAND_ROWS : p->nz;
+                (int64_t)g1 * BAND_ROWS < rows ? (int64_t)g1 * BAND_ROWS : rows;
             if (progress && progress((double)(rows_done + (uint64_t)rows_end) / (double)total_rows,
                                      "scatter", user) == TRN_CANCEL)
                 st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "scatter: cancelled");
         }
-        rows_done += (uint64_t)p->nz;
+        rows_done += (uint64_t)rows;
     }
+    free(spans);
     free_bands(slots, slots ? group : 0);
     free(offsets);
     if (st == TRN_OK && acc.count < acc_cap && acc.count > 0) {
@@ -710,6 +762,118 @@ trn_status trn_scatter_run(const trn_palette *palette, const trn_scatter_env *en
         free(rep.rules);
     }
     return TRN_OK;
+}
+
+trn_status trn_scatter_run(const trn_palette *palette, const trn_scatter_env *env,
+                           const trn_scatter_options *options, trn_instances *out,
+                           trn_scatter_report *report, trn_progress_fn progress, void *user,
+                           trn_error *err)
+{
+    if (!out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "scatter: expected an output, found NULL");
+    scatter_ctx ctx;
+    rule_plan *plans;
+    trn_status st = plan_all(palette, env, &ctx, &plans, err);
+    if (st != TRN_OK) return st;
+    return scatter_core(palette, &ctx, plans, options, out, report, progress, user, err);
+}
+
+/* Sample index of the sample nearest v (as site_filter finds it), less one, clamped. */
+static uint32_t window_low(double v, double cell, double size, uint32_t cells)
+{
+    const double a = floor(v / cell + 0.5), b = floor(v * (double)cells / size);
+    double m = (a < b ? a : b) - 1.0;
+    if (!(m > 0.0)) return 0;
+    return m < (double)cells ? (uint32_t)m : cells;
+}
+
+/* Likewise the highest sample a site below v reads: its cell's far corner, its nearest sample
+ * and one beyond (Horn's slope), clamped. */
+static uint32_t window_high(double v, double cell, double size, uint32_t cells)
+{
+    const double a = floor(v / cell + 0.5), b = floor(v * (double)cells / size) + 1.0;
+    const double m = (a > b ? a : b) + 1.0;
+    if (!(m < (double)cells)) return cells;
+    return m > 0.0 ? (uint32_t)m : 0u;
+}
+
+trn_status trn_scatter_window_samples(const trn_scatter_window *w, uint32_t *i0, uint32_t *j0,
+                                      uint32_t *i1, uint32_t *j1, trn_error *err)
+{
+    if (!w || w->cells_x == 0 || w->cells_z == 0 || !(w->size_x > 0.0) || !(w->size_z > 0.0) ||
+        !isfinite(w->size_x) || !isfinite(w->size_z) || isnan(w->x0) || isnan(w->z0) ||
+        isnan(w->x1) || isnan(w->z1) || !(w->x0 < w->x1) || !(w->z0 < w->z1))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "scatter window: expected a world of at least 1 x 1 cells with a "
+                             "positive finite size and a nonempty rectangle");
+    const double dx = w->size_x / (double)w->cells_x, dz = w->size_z / (double)w->cells_z;
+    /* Sites lie within the extent: the rectangle's part of it decides the samples. */
+    const double x0 = w->x0 > 0.0 ? w->x0 : 0.0, z0 = w->z0 > 0.0 ? w->z0 : 0.0;
+    const double x1 = w->x1 < w->size_x ? w->x1 : w->size_x;
+    const double z1 = w->z1 < w->size_z ? w->z1 : w->size_z;
+    *i0 = window_low(x0 < x1 ? x0 : x1, dx, w->size_x, w->cells_x);
+    *j0 = window_low(z0 < z1 ? z0 : z1, dz, w->size_z, w->cells_z);
+    *i1 = window_high(x1, dx, w->size_x, w->cells_x);
+    *j1 = window_high(z1, dz, w->size_z, w->cells_z);
+    return TRN_OK;
+}
+
+trn_status trn_scatter_run_window(const trn_palette *palette, const trn_scatter_env *env,
+                                  const trn_scatter_window *window,
+                                  const trn_scatter_options *options, trn_instances *out,
+                                  trn_scatter_report *report, trn_error *err)
+{
+    if (!out)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "scatter: expected an output, found NULL");
+    uint32_t i0, j0, i1, j1;
+    trn_status st = trn_scatter_window_samples(window, &i0, &j0, &i1, &j1, err);
+    if (st != TRN_OK) return st;
+    const trn_field *data = env ? env->field : NULL;
+    if (!data || !data->heights)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "scatter: expected a terrain field with heights, found none");
+    /* The env's samples must hold what the rectangle's sites read, at the world's spacing. */
+    const double dx = window->size_x / (double)window->cells_x,
+                 dz = window->size_z / (double)window->cells_z;
+    if (window->i0 > i0 || window->j0 > j0 ||
+        (uint64_t)window->i0 + data->cells_x < i1 || (uint64_t)window->j0 + data->cells_z < j1 ||
+        (uint64_t)window->i0 + data->cells_x > window->cells_x ||
+        (uint64_t)window->j0 + data->cells_z > window->cells_z ||
+        data->size_x / (double)data->cells_x != dx || data->size_z / (double)data->cells_z != dz)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "scatter window: the field holds samples %" PRIu32 "..%" PRIu64
+                             " x %" PRIu32 "..%" PRIu64 " of the world at its spacing; the "
+                             "rectangle's sites read samples %" PRIu32 "..%" PRIu32 " x %" PRIu32
+                             "..%" PRIu32 " (trn_scatter_window_samples)",
+                             window->i0, (uint64_t)window->i0 + data->cells_x, window->j0,
+                             (uint64_t)window->j0 + data->cells_z, i0, i1, j0, j1);
+    scatter_ctx ctx;
+    rule_plan *plans;
+    trn_field world;
+    memset(&world, 0, sizeof world);
+    world.cells_x = window->cells_x;
+    world.cells_z = window->cells_z;
+    world.size_x = window->size_x;
+    world.size_z = window->size_z;
+    world.heights = data->heights; /* never read through the world: check_env wants some */
+    trn_scatter_env wenv = *env;
+    wenv.field = &world;
+    if ((st = plan_all(palette, &wenv, &ctx, &plans, err)) != TRN_OK) return st;
+    ctx.env = env;
+    ctx.world = world;
+    ctx.field = &ctx.world;
+    ctx.window = true;
+    ctx.data = data;
+    ctx.stride = (size_t)data->cells_x + 1u;
+    ctx.i0 = window->i0;
+    ctx.j0 = window->j0;
+    ctx.x0 = window->x0;
+    ctx.z0 = window->z0;
+    ctx.x1 = window->x1;
+    ctx.z1 = window->z1;
+    return scatter_core(palette, &ctx, plans, options, out, report, NULL, NULL, err);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -74,11 +74,13 @@ static trn_status tiled_put(void *user, uint32_t x0, uint32_t z0, uint32_t nx, u
 /* World samples [x0, x0 + nx) x [z0, z0 + nz) from the run's tiles (tiles of o->tile, the last
  * column and row narrower) into dst (nx a row): heights (floats) or, with labels, the biome
  * labels (bytes). */
-static trn_status window_read(const tiled_out *o, uint32_t W, uint32_t H, uint32_t x0, uint32_t z0,
-                              uint32_t nx, uint32_t nz, void *dst, bool labels, trn_error *err)
+typedef void (*tile_path_fn)(const tiled_out *o, uint32_t tx, uint32_t tz, char *buf, size_t size);
+
+static trn_status window_read_as(const tiled_out *o, uint32_t W, uint32_t H, uint32_t x0,
+                                 uint32_t z0, uint32_t nx, uint32_t nz, void *dst, size_t elem,
+                                 tile_path_fn path_of, trn_error *err)
 {
     const uint32_t t = o->tile;
-    const size_t elem = labels ? 1u : sizeof(float);
     trn_status st = TRN_OK;
     for (uint32_t tz = z0 / t; !st && tz * t < z0 + nz; tz++)
         for (uint32_t tx = x0 / t; !st && tx * t < x0 + nx; tx++) {
@@ -88,7 +90,7 @@ static trn_status window_read(const tiled_out *o, uint32_t W, uint32_t H, uint32
             const uint32_t bx = x0 + nx < tx * t + tw ? x0 + nx : tx * t + tw,
                            bz = z0 + nz < tz * t + th ? z0 + nz : tz * t + th;
             char path[4200];
-            (labels ? biome_path : piece_path)(o, tx, tz, path, sizeof path);
+            path_of(o, tx, tz, path, sizeof path);
             FILE *f = fopen(path, "rb");
             if (!f) return trn_error_set(err, TRN_ERR_IO, path, -1, "cannot read a tile back");
             for (uint32_t z = az; z < bz && !st; z++)
@@ -100,6 +102,19 @@ static trn_status window_read(const tiled_out *o, uint32_t W, uint32_t H, uint32
             fclose(f);
         }
     return st;
+}
+
+static trn_status window_read(const tiled_out *o, uint32_t W, uint32_t H, uint32_t x0, uint32_t z0,
+                              uint32_t nx, uint32_t nz, void *dst, bool labels, trn_error *err)
+{
+    return window_read_as(o, W, H, x0, z0, nx, nz, dst, labels ? 1u : sizeof(float),
+                          labels ? biome_path : piece_path, err);
+}
+
+/* The wet samples of tile (tx, tz) of the run (the sea reached from the world's border). */
+static void wet_path(const tiled_out *o, uint32_t tx, uint32_t tz, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/w_%u_%u.u8", o->pieces, tx, tz);
 }
 
 /* An extent of cells cells whose size / cells is spacing bit for bit (the world's spacing). */
@@ -138,11 +153,8 @@ static void unity_stem(const char *path, char *out, size_t size)
 /* Why a tiled run cannot give the splat maps the whole grid's export gives; NULL: it can. Biome
  * rules read a sample's height, slope (one sample around it), moisture (a function of position)
  * and, where asked, the distance to water, which the whole surface decides. */
-static const char *splats_unavailable(const trn_recipe *recipe)
+static const char *biomes_unavailable(const trn_recipe *recipe)
 {
-    if (recipe->palette_json)
-        return "the palette's material set binds materials to surface roles, which a tiled run "
-               "does not compute";
     for (uint32_t r = 0; r < recipe->rule_count; r++)
         if (recipe->rules[r].water_distance.set || recipe->rules[r].substrate_mask)
             return "a biome rule measures the distance to water or the substrate, which the "
@@ -150,7 +162,19 @@ static const char *splats_unavailable(const trn_recipe *recipe)
     for (uint32_t k = 0; k < recipe->stroke_count; k++)
         if (recipe->strokes[k].kind == TRN_STROKE_REGION)
             return "painted regions change the biomes over their whole box";
+    if (recipe->rule_count > 256u) return "more than 256 biome rules";
     return NULL;
+}
+
+/* The surface materials as well: a palette whose material set binds surface roles (the whole
+ * grid then classifies roles, which read the drainage of the whole surface); a palette without
+ * one leaves the biomes' materials, as the whole grid's export does. */
+static const char *splats_unavailable(const trn_recipe *recipe, const placements *pl)
+{
+    if (recipe->palette_json && (!pl || !pl->loaded || gen_set_binds_any(&pl->set)))
+        return "the palette's material set binds materials to surface roles, which a tiled run "
+               "does not compute";
+    return biomes_unavailable(recipe);
 }
 
 /* A Biome Rules node upstream of the output (the whole grid's run says the same). */
@@ -183,15 +207,15 @@ typedef struct tile_biomes {
 /* Biome labels of samples [i0, i0 + w) x [j0, j0 + h) (row 0 south) into out (w a row): the
  * rule each sample's context picks, the context computed as the whole grid's pass computes it
  * (Horn's slope with the world's edges replicated, moisture at the sample's position). */
-static trn_status tile_biome_labels(const tile_biomes *tb, uint32_t i0, uint32_t j0, uint32_t w,
-                                    uint32_t h, uint8_t *out, trn_error *err)
+static trn_status tile_biome_labels(const tile_biomes *tb, float *win, uint32_t i0, uint32_t j0,
+                                    uint32_t w, uint32_t h, uint8_t *out, trn_error *err)
 {
     const trn_recipe *r = tb->recipe;
     const uint32_t W = r->cells_x + 1u, H = r->cells_z + 1u;
     const uint32_t x0 = i0 ? i0 - 1u : 0u, z0 = j0 ? j0 - 1u : 0u;
     const uint32_t x1 = i0 + w < W ? i0 + w : W - 1u, z1 = j0 + h < H ? j0 + h : H - 1u;
     const uint32_t nx = x1 - x0 + 1u, nz = z1 - z0 + 1u;
-    trn_status st = window_read(tb->o, W, H, x0, z0, nx, nz, tb->win, false, err);
+    trn_status st = window_read(tb->o, W, H, x0, z0, nx, nz, win, false, err);
     if (st) return st;
     const double dx = r->size_x / r->cells_x, dz = r->size_z / r->cells_z;
     trn_field wf;
@@ -200,11 +224,11 @@ static trn_status tile_biome_labels(const tile_biomes *tb, uint32_t i0, uint32_t
     wf.cells_z = nz - 1u;
     wf.size_x = extent_of(dx, nx - 1u);
     wf.size_z = extent_of(dz, nz - 1u);
-    wf.heights = tb->win;
+    wf.heights = win;
     for (uint32_t j = j0; j < j0 + h; j++)
         for (uint32_t i = i0; i < i0 + w; i++) {
             trn_sample_context ctx;
-            ctx.height = (double)tb->win[(size_t)(j - z0) * nx + (i - x0)];
+            ctx.height = (double)win[(size_t)(j - z0) * nx + (i - x0)];
             ctx.slope = tb->need_slope ? trn_field_slope_at(&wf, i - x0, j - z0) : 0.0;
             ctx.moisture =
                 tb->need_moisture
@@ -236,7 +260,7 @@ static trn_status world_materials(const tile_biomes *tb, uint8_t *scratch,
         for (uint32_t tx = 0; tx * t < W; tx++) {
             const uint32_t tw = W - tx * t < t ? W - tx * t : t,
                            th = H - tz * t < t ? H - tz * t : t;
-            trn_status st = tile_biome_labels(tb, tx * t, tz * t, tw, th, scratch, err);
+            trn_status st = tile_biome_labels(tb, tb->win, tx * t, tz * t, tw, th, scratch, err);
             if (!st) st = biome_write(tb->o, tx, tz, scratch, (size_t)tw * th, err);
             if (st) return st;
             for (size_t k = 0; k < (size_t)tw * th; k++)
@@ -296,7 +320,8 @@ static void tiled_surface_dispose(tiled_surface *ts)
 }
 
 static int tiled_surface_prepare(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                                 const tiled_out *o, bool rules, tiled_surface *ts)
+                                 const tiled_out *o, bool rules, const placements *pl,
+                                 tiled_surface *ts)
 {
     memset(ts, 0, sizeof *ts);
     /* The one 16-bit rule (--scale, --height-range, --max-height, else lowest to highest) over
@@ -313,7 +338,7 @@ static int tiled_surface_prepare(cli_ctx *ctx, const gen_args *a, const trn_reci
     if (rc) return rc;
     /* The surface: biomes per tile from the heights (a sample around each tile), materials as
      * the whole grid assigns them. */
-    ts->none = splats_unavailable(recipe);
+    ts->none = splats_unavailable(recipe, pl);
     tile_biomes *tb = &ts->tb;
     tb->recipe = recipe;
     tb->o = o;
@@ -327,7 +352,6 @@ static int tiled_surface_prepare(cli_ctx *ctx, const gen_args *a, const trn_reci
         if (recipe->rules[k].slope.set || recipe->rules[k].substrate_mask) tb->need_slope = true;
         if (recipe->rules[k].moisture.set) tb->need_moisture = true;
     }
-    if (recipe->rule_count > 256u) ts->none = "more than 256 biome rules";
     tb->sea_level = trn_recipe_sea_level(recipe, NULL, NULL, 0);
     if (ts->none) return CLI_EXIT_OK;
     const size_t r = (size_t)o->tile + 2u;
@@ -343,6 +367,405 @@ static int tiled_surface_prepare(cli_ctx *ctx, const gen_args *a, const trn_reci
     for (uint32_t k = 0; !st && k < ts->sm.labels.name_count; k++)
         ts->sources[k] = trn_surface_source_name(ts->sm.materials[k].source);
     return st ? cli_fail(ctx, &e) : CLI_EXIT_OK;
+}
+
+/* ---- the palette's instances, tile by tile ---- */
+
+/* Why a tiled run cannot place the palette's instances as the whole grid places them (NULL: it
+ * can). Placement itself is local (trn_scatter_run_window): a site's lattice, draws and spacing
+ * are hashes of world positions, and its filters read the samples around it. What is not local
+ * is refused: water bodies and the distance to water (the whole surface decides them), biomes
+ * where the whole surface decides those, a graph's Scatter Palette node (it places candidates
+ * on its own input, before the layers), exclusions (a mask over the strokes' whole box). */
+static const char *scatter_unavailable(const gen_args *a, const trn_recipe *recipe,
+                                       const trn_palette *palette, bool water, char *buf,
+                                       size_t size)
+{
+    if (cli_graph_places_palette(recipe))
+        return "a Scatter Palette node places its candidates on its own input field before the "
+               "recipe's layers, which a tiled run does not keep";
+    if (water)
+        return "the recipe's water bodies decide which samples are wet, and a tiled run does not "
+               "resolve water";
+    for (uint32_t k = 0; k < recipe->stroke_count; k++)
+        if (recipe->strokes[k].kind == TRN_STROKE_EXCLUSION)
+            return "exclusion strokes block placements through a mask of their whole box";
+    if (a->scatter_exclusions) return "--scatter-exclusions is applied to the whole grid's list";
+    for (uint32_t r = 0; r < palette->rule_count; r++) {
+        const trn_scatter_rule *rule = &palette->rules[r];
+        if (rule->water_distance.has) {
+            snprintf(buf, size,
+                     "placement \"%s\" reads the distance to water, which the whole surface "
+                     "decides",
+                     rule->id);
+            return buf;
+        }
+        if (rule->biome_count > 0 && biomes_unavailable(recipe)) {
+            snprintf(buf, size, "placement \"%s\" lists biomes, and %s", rule->id,
+                     biomes_unavailable(recipe));
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* The inferred sea across the run's tiles: a sample is wet when it lies strictly below the sea
+ * level and reaches the world's border through such samples, 4-neighbour steps (as
+ * trn_water_distance_fill floods it). Each tile labels its own components; those that touch the
+ * tile's border get an id, joined across tile edges and marked open where they touch the
+ * world's border; each tile's wet samples then wait on disk for the placements. */
+typedef struct tiled_sea {
+    double level;
+    uint32_t *parent; /* over the border components' ids */
+    uint8_t *open;
+    size_t count, cap;
+} tiled_sea;
+
+static uint32_t uf_find(uint32_t *parent, uint32_t k)
+{
+    while (parent[k] != k) {
+        parent[k] = parent[parent[k]];
+        k = parent[k];
+    }
+    return k;
+}
+
+static void uf_union(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    a = uf_find(parent, a);
+    b = uf_find(parent, b);
+    if (a == b) return;
+    if (a < b)
+        parent[b] = a;
+    else
+        parent[a] = b;
+}
+
+/* One tile's components below the level (par: UINT32_MAX dry, else a union-find over the
+ * samples) and the ids of those touching its border (gid[root], base onwards, in the order of a
+ * walk round the border: south row, north row, west and east columns). Returns the ids used. */
+static uint32_t sea_tile(const float *h, uint32_t tw, uint32_t th, double level, uint32_t *par,
+                         uint32_t *gid, uint32_t base)
+{
+    const size_t n = (size_t)tw * th;
+    for (size_t k = 0; k < n; k++) {
+        par[k] = (double)h[k] < level ? (uint32_t)k : UINT32_MAX;
+        gid[k] = UINT32_MAX;
+    }
+    for (uint32_t j = 0; j < th; j++)
+        for (uint32_t i = 0; i < tw; i++) {
+            const size_t k = (size_t)j * tw + i;
+            if (par[k] == UINT32_MAX) continue;
+            if (i && par[k - 1] != UINT32_MAX) uf_union(par, (uint32_t)k, (uint32_t)(k - 1));
+            if (j && par[k - tw] != UINT32_MAX) uf_union(par, (uint32_t)k, (uint32_t)(k - tw));
+        }
+    uint32_t used = 0;
+    for (int side = 0; side < 4; side++) {
+        const uint32_t len = side < 2 ? tw : th;
+        for (uint32_t q = 0; q < len; q++) {
+            const size_t k = side == 0   ? q
+                             : side == 1 ? (size_t)(th - 1u) * tw + q
+                             : side == 2 ? (size_t)q * tw
+                                         : (size_t)q * tw + (tw - 1u);
+            if (par[k] == UINT32_MAX) continue;
+            const uint32_t r = uf_find(par, (uint32_t)k);
+            if (gid[r] == UINT32_MAX) gid[r] = base + used++;
+        }
+    }
+    return used;
+}
+
+/* Strip (side 0 south, 1 north, 2 west, 3 east) of a tile as ids (UINT32_MAX: dry or no id). */
+static void sea_strip(const uint32_t *par, const uint32_t *gid, uint32_t tw, uint32_t th,
+                      int side, uint32_t *out)
+{
+    const uint32_t len = side < 2 ? tw : th;
+    for (uint32_t q = 0; q < len; q++) {
+        const size_t k = side == 0   ? q
+                         : side == 1 ? (size_t)(th - 1u) * tw + q
+                         : side == 2 ? (size_t)q * tw
+                                     : (size_t)q * tw + (tw - 1u);
+        out[q] = par[k] == UINT32_MAX ? UINT32_MAX : gid[uf_find((uint32_t *)par, (uint32_t)k)];
+    }
+}
+
+static trn_status sea_grow(tiled_sea *sea, size_t want, trn_error *e)
+{
+    if (want <= sea->cap) return TRN_OK;
+    size_t cap = sea->cap ? sea->cap * 2u : 1024u;
+    while (cap < want)
+        cap *= 2u;
+    uint32_t *p = realloc(sea->parent, cap * sizeof *p);
+    if (p) sea->parent = p;
+    uint8_t *o = p ? realloc(sea->open, cap) : NULL;
+    if (o) sea->open = o;
+    if (!p || !o) return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for the sea");
+    sea->cap = cap;
+    return TRN_OK;
+}
+
+/* Solve the sea over the run's tiles and write each tile's wet samples (wet_path). */
+static trn_status sea_solve(const tiled_out *o, const trn_recipe *recipe, tiled_sea *sea,
+                            trn_error *e)
+{
+    const uint32_t t = o->tile, W = recipe->cells_x + 1u, H = recipe->cells_z + 1u;
+    const uint32_t kx = (W + t - 1u) / t, kz = (H + t - 1u) / t;
+    const size_t n = (size_t)t * t;
+    float *h = malloc(n * sizeof *h);
+    uint32_t *par = malloc(n * sizeof *par), *gid = malloc(n * sizeof *gid);
+    /* Each tile's id base and its four strips (2 (t + t) ids), kept across the pass. */
+    uint32_t *base = malloc(((size_t)kx * kz + 1u) * sizeof *base);
+    uint32_t *strips = malloc((size_t)kx * kz * 4u * t * sizeof *strips);
+    uint8_t *wet = malloc(n);
+    trn_status st = TRN_OK;
+    if (!h || !par || !gid || !base || !strips || !wet)
+        st = trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for the sea");
+    if (base) base[0] = 0;
+    for (int pass = 0; pass < 2 && !st; pass++)
+        for (uint32_t tz = 0; tz < kz && !st; tz++)
+            for (uint32_t tx = 0; tx < kx && !st; tx++) {
+                const uint32_t tw = W - tx * t < t ? W - tx * t : t,
+                               th = H - tz * t < t ? H - tz * t : t;
+                const size_t id = (size_t)tz * kx + tx;
+                if ((st = window_read(o, W, H, tx * t, tz * t, tw, th, h, false, e))) break;
+                const uint32_t used = sea_tile(h, tw, th, sea->level, par, gid, base[id]);
+                if (pass == 0) {
+                    if ((uint64_t)base[id] + used >= UINT32_MAX) {
+                        st = trn_error_set(e, TRN_ERR_LIMIT, NULL, -1,
+                                           "the sea has more than 2^32 pieces at tile borders");
+                        break;
+                    }
+                    base[id + 1u] = base[id] + used; /* the next tile's first id */
+                    if ((st = sea_grow(sea, (size_t)base[id] + used, e))) break;
+                    for (uint32_t g = 0; g < used; g++) {
+                        sea->parent[base[id] + g] = base[id] + g;
+                        sea->open[base[id] + g] = 0;
+                    }
+                    uint32_t *sp = strips + id * 4u * t;
+                    for (int side = 0; side < 4; side++)
+                        sea_strip(par, gid, tw, th, side, sp + (size_t)side * t);
+                    /* Open where the world's border is the tile's. */
+                    const bool edge[4] = {tz == 0, tz == kz - 1u, tx == 0, tx == kx - 1u};
+                    for (int side = 0; side < 4; side++)
+                        for (uint32_t q = 0; edge[side] && q < (side < 2 ? tw : th); q++)
+                            if (sp[(size_t)side * t + q] != UINT32_MAX)
+                                sea->open[sp[(size_t)side * t + q]] = 1;
+                    /* Joined with the tiles west and south, already labelled. */
+                    if (tx) {
+                        const uint32_t *west = strips + (id - 1u) * 4u * t + 3u * t;
+                        for (uint32_t q = 0; q < th; q++)
+                            if (west[q] != UINT32_MAX && sp[2u * t + q] != UINT32_MAX)
+                                uf_union(sea->parent, west[q], sp[2u * t + q]);
+                    }
+                    if (tz) {
+                        const uint32_t *south = strips + (id - kx) * 4u * t + 1u * t;
+                        for (uint32_t q = 0; q < tw; q++)
+                            if (south[q] != UINT32_MAX && sp[q] != UINT32_MAX)
+                                uf_union(sea->parent, south[q], sp[q]);
+                    }
+                    if (id + 1u == (size_t)kx * kz) {
+                        sea->count = (size_t)base[id] + used;
+                        for (size_t g = 0; g < sea->count; g++)
+                            if (sea->open[g]) sea->open[uf_find(sea->parent, (uint32_t)g)] = 1;
+                    }
+                    continue;
+                }
+                for (size_t k = 0; k < (size_t)tw * th; k++) {
+                    const uint32_t g =
+                        par[k] == UINT32_MAX ? UINT32_MAX : gid[uf_find(par, (uint32_t)k)];
+                    wet[k] = g != UINT32_MAX && sea->open[uf_find(sea->parent, g)];
+                }
+                char path[4200];
+                wet_path(o, tx, tz, path, sizeof path);
+                FILE *f = fopen(path, "wb");
+                bool ok = f && fwrite(wet, 1, (size_t)tw * th, f) == (size_t)tw * th;
+                if (f && fclose(f) != 0) ok = false;
+                if (!ok) st = trn_error_set(e, TRN_ERR_IO, path, -1, "cannot write a tile's sea");
+            }
+    free(h);
+    free(par);
+    free(gid);
+    free(base);
+    free(strips);
+    free(wet);
+    return st;
+}
+
+/* What placing a rectangle needs: the palette, the biomes' rules, the sea, buffers. */
+typedef struct tiled_palette {
+    const trn_recipe *recipe;
+    const trn_palette *palette;
+    const tiled_out *o;
+    const tile_biomes *tb;
+    bool need_biomes, need_moisture, sea; /* sea: some samples are wet (on disk by tile) */
+    const char **names;
+    const trn_material_mapping *mapping; /* the material set's, as the whole grid's JSON lists */
+    uint64_t placed, ceiling;
+} tiled_palette;
+
+/* The whole grid's instances at x0 <= x < x1, z0 <= z < z1 (rule, cz, cx order). */
+static trn_status tiled_place(tiled_palette *tp, double x0, double z0, double x1, double z1,
+                              trn_instances *out, trn_error *e)
+{
+    const trn_recipe *r = tp->recipe;
+    const uint32_t W = r->cells_x + 1u, H = r->cells_z + 1u;
+    trn_scatter_window w = {r->cells_x, r->cells_z, r->size_x, r->size_z, 0, 0, x0, z0, x1, z1};
+    uint32_t i0, j0, i1, j1;
+    trn_status st = trn_scatter_window_samples(&w, &i0, &j0, &i1, &j1, e);
+    if (st) return st;
+    w.i0 = i0;
+    w.j0 = j0;
+    const uint32_t nx = i1 - i0 + 1u, nz = j1 - j0 + 1u;
+    const size_t n = (size_t)nx * nz;
+    float *h = malloc(n * sizeof *h), *moist = tp->need_moisture ? malloc(n * sizeof *moist) : NULL;
+    float *around = tp->need_biomes ? malloc((size_t)(nx + 2u) * (nz + 2u) * sizeof *around) : NULL;
+    uint8_t *wet = tp->sea ? malloc(n) : NULL, *labels = tp->need_biomes ? malloc(n) : NULL;
+    if (!h || (tp->need_moisture && !moist) || (tp->need_biomes && (!around || !labels)) ||
+        (tp->sea && !wet))
+        st = trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for a tile's placements");
+    if (!st) st = window_read(tp->o, W, H, i0, j0, nx, nz, h, false, e);
+    if (!st && wet) st = window_read_as(tp->o, W, H, i0, j0, nx, nz, wet, 1u, wet_path, e);
+    if (!st && labels) st = tile_biome_labels(tp->tb, around, i0, j0, nx, nz, labels, e);
+    for (uint32_t j = 0; !st && moist && j < nz; j++)
+        for (uint32_t i = 0; i < nx; i++)
+            moist[(size_t)j * nx + i] = (float)trn_moisture_at(
+                r->seed, (double)(i0 + i) * r->size_x / r->cells_x,
+                (double)(j0 + j) * r->size_z / r->cells_z);
+    if (!st) {
+        const double dx = r->size_x / r->cells_x, dz = r->size_z / r->cells_z;
+        trn_field part = tile_piece(dx, dz, 1u, h);
+        part.cells_x = nx - 1u;
+        part.cells_z = nz - 1u;
+        part.size_x = extent_of(dx, nx - 1u);
+        part.size_z = extent_of(dz, nz - 1u);
+        trn_scatter_env env;
+        memset(&env, 0, sizeof env);
+        env.field = &part;
+        env.biome = labels;
+        env.biome_names = labels ? tp->names : NULL;
+        env.biome_name_count = labels ? r->biome_count : 0u;
+        env.moisture = moist;
+        env.wet = wet;
+        env.scatter_seed = trn_subseed(r->seed, "scatter");
+        st = trn_scatter_run_window(tp->palette, &env, &w, NULL, out, NULL, e);
+    }
+    free(h);
+    free(moist);
+    free(around);
+    free(wet);
+    free(labels);
+    return st;
+}
+
+/* Unity tile (ux, uz)'s trees and detail layers: the instances the whole grid's export puts in
+ * it. The rectangle reaches a cell beyond the tile each way (a tree's tile is decided from its
+ * position as a float, a detail point's from its cell), the export keeps the tile's own; the
+ * instances within the tile's cells count towards the whole world's placement ceiling. */
+typedef struct unity_placed {
+    trn_instances inst;
+    trn_unity_tree *trees;
+    trn_unity_placed_prototype *protos;
+    trn_unity_detail_layer details[TRN_UNITY_MAX_DETAIL_LAYERS];
+    double *points;
+    uint32_t tree_count, proto_count, detail_count;
+} unity_placed;
+
+static void unity_placed_dispose(unity_placed *up)
+{
+    trn_instances_dispose(&up->inst);
+    free(up->trees);
+    free(up->protos);
+    free(up->points);
+    memset(up, 0, sizeof *up);
+}
+
+static trn_status unity_tile_place(tiled_palette *tp, uint32_t ux, uint32_t uz, uint32_t kx,
+                                   uint32_t kz, unity_placed *up, trn_error *e)
+{
+    memset(up, 0, sizeof *up);
+    const trn_recipe *r = tp->recipe;
+    const trn_palette *pal = tp->palette;
+    const uint32_t t = tp->o->tile;
+    const double dx = r->size_x / r->cells_x, dz = r->size_z / r->cells_z;
+    const double x0 = ux ? (double)(ux * t - 1u) * dx : -INFINITY,
+                 z0 = uz ? (double)(uz * t - 1u) * dz : -INFINITY;
+    const double x1 = ux + 1u < kx ? (double)((ux + 1u) * t + 1u) * dx : INFINITY,
+                 z1 = uz + 1u < kz ? (double)((uz + 1u) * t + 1u) * dz : INFINITY;
+    trn_status st = tiled_place(tp, x0, z0, x1, z1, &up->inst, e);
+    if (st) return st;
+    /* The ceiling: every instance counted once, in the tile whose cells hold it. */
+    const double cx0 = ux ? (double)(ux * t) * dx : -INFINITY,
+                 cz0 = uz ? (double)(uz * t) * dz : -INFINITY;
+    const double cx1 = ux + 1u < kx ? (double)((ux + 1u) * t) * dx : INFINITY,
+                 cz1 = uz + 1u < kz ? (double)((uz + 1u) * t) * dz : INFINITY;
+    for (size_t k = 0; k < up->inst.count; k++) {
+        const trn_instance *in = &up->inst.items[k];
+        tp->placed += in->x >= cx0 && in->x < cx1 && in->z >= cz0 && in->z < cz1;
+    }
+    if (tp->placed > tp->ceiling)
+        return trn_error_set(e, TRN_ERR_LIMIT, NULL, -1,
+                             "the palette places more than %" PRIu64
+                             " instances over the world, the ceiling the whole grid keeps "
+                             "(the first ones in placement order), which tiles cannot choose: "
+                             "lower the palette's densities",
+                             tp->ceiling);
+    const size_t count = up->inst.count;
+    up->trees = malloc((count ? count : 1u) * sizeof *up->trees);
+    up->protos = malloc((pal->rule_count ? pal->rule_count : 1u) * sizeof *up->protos);
+    up->points = malloc((count ? count : 1u) * 2u * sizeof *up->points);
+    int32_t *proto_of = malloc((pal->rule_count ? pal->rule_count : 1u) * sizeof *proto_of);
+    if (!up->trees || !up->protos || !up->points || !proto_of) {
+        free(proto_of);
+        return trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for a tile's trees");
+    }
+    /* As the whole grid's export builds them (generate_engines.c): a prototype a tree, rock or
+     * prop rule, a detail layer a grass rule, both in rule order. */
+    size_t used = 0;
+    for (uint32_t q = 0; q < pal->rule_count; q++) {
+        const trn_scatter_rule *rule = &pal->rules[q];
+        proto_of[q] = -1;
+        if (rule->category != TRN_CATEGORY_GRASS) {
+            proto_of[q] = (int32_t)up->proto_count;
+            up->protos[up->proto_count++] =
+                (trn_unity_placed_prototype){rule->id, rule->prefab, rule->model};
+            continue;
+        }
+        if (up->detail_count == TRN_UNITY_MAX_DETAIL_LAYERS) {
+            free(proto_of);
+            return trn_error_set(e, TRN_ERR_LIMIT, NULL, -1,
+                                 "--export unity: the palette has more than %u grass rules; "
+                                 "Unity detail layers are one a rule",
+                                 TRN_UNITY_MAX_DETAIL_LAYERS);
+        }
+        trn_unity_detail_layer *d = &up->details[up->detail_count++];
+        d->name = rule->id;
+        d->prototype = rule->prefab ? rule->prefab : rule->model;
+        d->points = up->points + 2u * used;
+        d->point_count = 0;
+        for (size_t k = 0; k < count; k++)
+            if (up->inst.items[k].rule == q) {
+                up->points[2u * used] = up->inst.items[k].x;
+                up->points[2u * used + 1u] = up->inst.items[k].z;
+                used++;
+                d->point_count++;
+            }
+    }
+    for (size_t k = 0; k < count; k++) {
+        const trn_instance *in = &up->inst.items[k];
+        if (in->rule >= pal->rule_count || proto_of[in->rule] < 0) continue;
+        trn_unity_tree *tr = &up->trees[up->tree_count++];
+        memset(tr, 0, sizeof *tr);
+        tr->position[0] = (float)(in->x / r->size_x);
+        tr->position[1] = (float)in->y;
+        tr->position[2] = (float)(in->z / r->size_z);
+        tr->width_scale = tr->height_scale = (float)in->scale;
+        tr->rotation = (float)(in->yaw * 3.14159265358979323846 / 180.0);
+        tr->color = 0xffffffffu;
+        tr->lightmap_color = 0xffffffffu;
+        tr->prototype = proto_of[in->rule];
+    }
+    free(proto_of);
+    return TRN_OK;
 }
 
 /* Heights and, with surface materials, their labels of samples [x0, x0 + n) x [z0, z0 + n) of the
@@ -371,10 +794,12 @@ typedef struct unity_written {
     uint32_t splat_maps, materials;
     uint32_t layer_textures; /* the terrain layers' textures, written once for every tile */
     const char *no_splats;   /* why there are none */
+    uint64_t trees, detail_points; /* the palette's instances, every tile together */
+    uint32_t detail_layers;
 } unity_written;
 
 static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                             const tiled_surface *ts, unity_written *written)
+                             const tiled_surface *ts, tiled_palette *tp, unity_written *written)
 {
     const uint32_t t = a->tiles, kx = recipe->cells_x / t, kz = recipe->cells_z / t;
     char *name = written->name;
@@ -433,10 +858,29 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
             uo.position[2] = (double)(uz * t) * dz;
             if (!ts->none) uo.layer_sources = ts->sources;
             if (ul) uo.terrain_layers = ul->layers;
+            unity_placed up;
+            memset(&up, 0, sizeof up);
+            if (tp && (st = unity_tile_place(tp, ux, uz, kx, kz, &up, &e))) {
+                unity_placed_dispose(&up);
+                break;
+            }
+            if (tp) {
+                uo.mapping = tp->mapping;
+                uo.trees = up.trees;
+                uo.tree_count = up.tree_count;
+                uo.placed_prototypes = up.protos;
+                uo.placed_prototype_count = up.proto_count;
+                uo.details = up.details;
+                uo.detail_count = up.detail_count;
+            }
             trn_unity_export_report rep;
             st = trn_unity_export(a->unity_dir, &piece, ts->none ? NULL : &lab, NULL, &uo, &rep,
                                   NULL, NULL, &e);
+            unity_placed_dispose(&up);
             if (!st) {
+                written->trees += rep.trees;
+                written->detail_points += rep.detail_points;
+                written->detail_layers = rep.detail_layers;
                 memcpy(written->tile_size, rep.tile_size, sizeof rep.tile_size);
                 written->height_base = rep.height_base;
                 written->splat_maps = rep.splat_textures;
@@ -460,6 +904,12 @@ static int write_unity_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *
                  "splat maps: %u a terrain, of %u surface material(s); %u terrain layer "
                  "texture(s) %s_layer<K>_*.png shared by every terrain",
                  written->splat_maps, written->materials, written->layer_textures, name);
+    if (tp)
+        cli_note(ctx,
+                 "trees: %" PRIu64 " tree instance(s) in %s_X_Z_trees.json; grass: %" PRIu64
+                 " instance(s) in %u detail layer(s) a terrain (the palette's instances, as "
+                 "the whole grid places them)",
+                 written->trees, name, written->detail_points, written->detail_layers);
     return CLI_EXIT_OK;
 }
 
@@ -482,13 +932,66 @@ static void level_tile_dir(const gen_args *a, uint32_t ux, uint32_t uz, uint32_t
  * grid's level leaves them out), one height rule for all, each .ter the whole grid's .ter cut
  * to the tile: its heights, its layer map and the whole world's material list. */
 typedef struct beamng_written {
+    uint64_t forest_items, cover_instances, unshaped_items; /* the palette's, every level */
     uint32_t levels, materials;
     uint32_t mapped; /* detail textures from Material documents' maps, every level together */
     double square_size;
 } beamng_written;
 
+/* BeamNG tile (ux, uz)'s forest and ground cover: the whole grid's instances in the tile's
+ * cells (the last tile's reach to the world's far edge, as the whole grid's level has them), in
+ * the level's own frame (x and z from the tile's corner, the TerrainBlock centred as in every
+ * level), written as the whole grid's level writes its own, with the level's layer map. */
+static trn_status beamng_tile_forest(tiled_palette *tp, uint32_t ux, uint32_t uz, uint32_t kx,
+                                     uint32_t kz, const char *dir, const surface_out *so,
+                                     trn_write_set *ws, trn_beamng_forest_result *res,
+                                     trn_error *e)
+{
+    const trn_recipe *r = tp->recipe;
+    const uint32_t t = tp->o->tile;
+    const double dx = r->size_x / r->cells_x, dz = r->size_z / r->cells_z;
+    const double ox = (double)(ux * t) * dx, oz = (double)(uz * t) * dz;
+    trn_instances inst = {NULL, 0};
+    trn_status st = tiled_place(tp, ux ? ox : -INFINITY, uz ? oz : -INFINITY,
+                                ux + 1u < kx ? (double)((ux + 1u) * t) * dx : INFINITY,
+                                uz + 1u < kz ? (double)((uz + 1u) * t) * dz : INFINITY, &inst, e);
+    if (st) return st;
+    tp->placed += inst.count;
+    if (tp->placed > tp->ceiling) {
+        trn_instances_dispose(&inst);
+        return trn_error_set(e, TRN_ERR_LIMIT, NULL, -1,
+                             "the palette places more than %" PRIu64
+                             " instances over the world, the ceiling the whole grid keeps "
+                             "(the first ones in placement order), which tiles cannot choose: "
+                             "lower the palette's densities",
+                             tp->ceiling);
+    }
+    for (size_t k = 0; k < inst.count; k++) {
+        inst.items[k].x -= ox;
+        inst.items[k].z -= oz;
+    }
+    trn_beamng_forest_options fo;
+    memset(&fo, 0, sizeof fo);
+    fo.level_dir = dir;
+    fo.origin_x = fo.origin_y = -(double)t * dx / 2.0;
+    const char *names[TRN_SURFACE_MATERIALS_MAX];
+    const uint32_t count = so->sm.labels.name_count;
+    for (uint32_t k = 0; k < count && k < TRN_SURFACE_MATERIALS_MAX; k++)
+        names[k] = so->names[k];
+    fo.layers = so->sm.labels.values;
+    fo.layers_width = fo.layers_height = t;
+    fo.layers_spacing = dx;
+    fo.layer_names = names;
+    fo.layer_count = count < TRN_SURFACE_MATERIALS_MAX ? count : TRN_SURFACE_MATERIALS_MAX;
+    fo.writes = ws;
+    st = trn_beamng_level_write_forest(tp->palette, &inst, &fo, res, e);
+    trn_instances_dispose(&inst);
+    return st;
+}
+
 static int write_beamng_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe,
-                              const tiled_surface *ts, beamng_written *written)
+                              const tiled_surface *ts, tiled_palette *tp,
+                              beamng_written *written)
 {
     const uint32_t t = a->tiles, kx = recipe->cells_x / t, kz = recipe->cells_z / t;
     height_mapping m;
@@ -535,6 +1038,14 @@ static int write_beamng_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe 
                                    src == TRN_SEA_LEVEL_EXPLICIT, sea, &res, &tinted, &mapped, &e);
             written->mapped += mapped;
             trn_ter_dispose(&ter);
+            if (!st && tp) {
+                trn_beamng_forest_result fr;
+                memset(&fr, 0, sizeof fr);
+                st = beamng_tile_forest(tp, ux, uz, kx, kz, dir, so, cli_write_set(ctx), &fr, &e);
+                written->forest_items += fr.items;
+                written->cover_instances += fr.cover_instances;
+                written->unshaped_items += fr.unshaped_items;
+            }
             written->levels += !st;
         }
     written->materials = so->sm.labels.name_count;
@@ -549,6 +1060,15 @@ static int write_beamng_tiles(cli_ctx *ctx, const gen_args *a, const trn_recipe 
              "maxHeight %g m, TerrainBlock position z %.6g (%s), %u material(s)",
              kx, kz, t, t, first, kx * kz > 1 ? " and its neighbours" : "", written->square_size,
              m.max_height, m.base, ts->how ? ts->how : "", written->materials);
+    if (tp)
+        cli_note(ctx,
+                 "forest: %" PRIu64 " item(s), ground cover for %" PRIu64
+                 " grass instance(s), every level together (the palette's instances, as the "
+                 "whole grid places them)%s",
+                 written->forest_items, written->cover_instances,
+                 written->unshaped_items ? "; instances of rules without a .dae or .cdae shape "
+                                           "left out, as the whole grid's level leaves them"
+                                         : "");
     return CLI_EXIT_OK;
 }
 
@@ -788,18 +1308,81 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         trn_graph_dispose(&g);
         return r;
     }
-    if (a->export_dir && splats_unavailable(recipe)) {
+    bool water = false;
+    for (uint32_t k = 0; k < g.node_count; k++)
+        water = water || !strcmp(g.nodes[k].type, "water_body") ||
+                !strcmp(g.nodes[k].type, "basin_water") || !strcmp(g.nodes[k].type, "river_route");
+    /* Engine tiles of a recipe with a palette carry its instances (Unity's trees and grass,
+     * BeamNG's forest and ground cover), placed tile by tile as the whole grid places them, or
+     * the run is refused naming why they cannot be. */
+    placements pl;
+    memset(&pl, 0, sizeof pl);
+    if ((a->unity_dir || a->export_dir) && recipe->palette_json) {
+        int prc = cli_palette_load(ctx, a->recipe_path, recipe, &pl.palette, &pl.set);
+        if (prc) {
+            trn_graph_dispose(&g);
+            return prc;
+        }
+        pl.loaded = true;
+    }
+    /* BeamNG levels: materials the tiles can decide. */
+    if (a->export_dir && splats_unavailable(recipe, &pl)) {
         const int r = cli_failf(ctx,
                                 "--export beamng with --tiles: a level's terrain needs its "
                                 "surface materials, and %s; generate without --tiles writes the "
                                 "level",
-                                splats_unavailable(recipe));
+                                splats_unavailable(recipe, &pl));
+        gen_placements_dispose(&pl);
         trn_graph_dispose(&g);
         return r;
     }
+    if (pl.loaded) {
+        /* A tile's placements: its window's layers (heights, moisture, the biomes' heights,
+         * labels, wet: 17 bytes a sample) and its instances, at most each rule's density over
+         * the tile grown by a cell, with the Unity trees' JSON (about 700 bytes a tree). */
+        const double dx = recipe->size_x / recipe->cells_x, dz = recipe->size_z / recipe->cells_z;
+        const double area = (a->tiles + 2.0) * dx * (a->tiles + 2.0) * dz;
+        double bytes = 17.0 * (a->tiles + 8.0) * (a->tiles + 8.0);
+        for (uint32_t k = 0; k < pl.palette.rule_count; k++) {
+            const trn_scatter_rule *rule = &pl.palette.rules[k];
+            const double per = sizeof(trn_instance) + 16.0 +
+                               (rule->category != TRN_CATEGORY_GRASS && a->unity_dir
+                                    ? sizeof(trn_unity_tree) + 700.0
+                                    : 0.0);
+            bytes += trn_palette_rule_density(&pl.palette, rule) * area * per;
+        }
+        if (bytes > 0.0 && bytes < 1e18) need += (uint64_t)bytes;
+        if (a->memory && need > a->memory) {
+            char have[32], want[32];
+            const int r = cli_failf(ctx,
+                                    "--memory %s is below the %s a tile of %u samples with its "
+                                    "halos and the palette's instances over it is estimated to "
+                                    "need; give --memory %.0fMiB or more, or smaller --tiles",
+                                    size_text(a->memory, have, sizeof have),
+                                    size_text(need, want, sizeof want), a->tiles,
+                                    ceil(mib(need)));
+            gen_placements_dispose(&pl);
+            trn_graph_dispose(&g);
+            return r;
+        }
+        char why[400];
+        const char *no = scatter_unavailable(a, recipe, &pl.palette, water, why, sizeof why);
+        if (no) {
+            const int r = cli_failf(ctx,
+                                    "--export %s with --tiles: the palette's instances cannot be "
+                                    "placed tile by tile as the whole grid places them: %s; "
+                                    "generate without --tiles writes them",
+                                    a->unity_dir ? "unity" : "beamng", no);
+            gen_placements_dispose(&pl);
+            trn_graph_dispose(&g);
+            return r;
+        }
+    }
+
     tiled_out to_out = {NULL, NULL, a->tiles, INFINITY, -INFINITY};
     if (a->out && trn_geotiff_tiled_open(a->out_file, recipe->cells_x, recipe->cells_z,
                                          recipe->size_x, recipe->size_z, a->tiles, &to_out.w, &e)) {
+        gen_placements_dispose(&pl);
         trn_graph_dispose(&g);
         return cli_fail(ctx, &e);
     }
@@ -838,6 +1421,7 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             free(pieces);
             free(folder);
             if (w) trn_geotiff_tiled_abort(w);
+            gen_placements_dispose(&pl);
             trn_graph_dispose(&g);
             return r;
         }
@@ -850,10 +1434,6 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     cli_progress_end(ctx);
     free(folder);
     const bool rules = feeds_biome_rules(&g, g.output, 0);
-    bool water = false;
-    for (uint32_t k = 0; k < g.node_count; k++)
-        water = water || !strcmp(g.nodes[k].type, "water_body") ||
-                !strcmp(g.nodes[k].type, "basin_water") || !strcmp(g.nodes[k].type, "river_route");
     trn_graph_dispose(&g);
     int unity_rc = CLI_EXIT_OK;
     unity_written unity;
@@ -866,10 +1446,45 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     memset(&gltf, 0, sizeof gltf);
     if (!st && a->gltf_dir) unity_rc = write_gltf_tiles(ctx, a, recipe, &to_out, &gltf);
     if (!st && !unity_rc && (a->unity_dir || a->export_dir))
-        unity_rc = tiled_surface_prepare(ctx, a, recipe, &to_out, rules, &ts);
-    if (!st && !unity_rc && a->unity_dir) unity_rc = write_unity_tiles(ctx, a, recipe, &ts, &unity);
+        unity_rc = tiled_surface_prepare(ctx, a, recipe, &to_out, rules, &pl, &ts);
+    /* The palette: the sea across the tiles, then each Unity tile's instances as it is cut. */
+    tiled_palette tp;
+    memset(&tp, 0, sizeof tp);
+    tiled_sea sea;
+    memset(&sea, 0, sizeof sea);
+    const char **biome_names = NULL;
+    if (!st && !unity_rc && pl.loaded) {
+        tp.recipe = recipe;
+        tp.palette = &pl.palette;
+        tp.mapping = &pl.set.mapping;
+        tp.o = &to_out;
+        tp.tb = &ts.tb;
+        tp.ceiling = TRN_SCATTER_DEFAULT_MAX_PLACEMENTS;
+        for (uint32_t k = 0; k < pl.palette.rule_count; k++) {
+            tp.need_biomes = tp.need_biomes || pl.palette.rules[k].biome_count > 0;
+            tp.need_moisture = tp.need_moisture || pl.palette.rules[k].moisture.has;
+        }
+        sea.level = trn_recipe_sea_level(recipe, NULL, NULL, 0);
+        tp.sea = (double)to_out.lo < sea.level; /* else nothing lies below it: nothing wet */
+        biome_names = calloc(recipe->biome_count ? recipe->biome_count : 1u, sizeof *biome_names);
+        for (uint32_t b = 0; biome_names && b < recipe->biome_count; b++)
+            biome_names[b] = recipe->biomes[b].name;
+        tp.names = biome_names;
+        trn_error se;
+        if (!biome_names)
+            unity_rc = cli_failf(ctx, "out of memory for the biome names");
+        else if (tp.sea && sea_solve(&to_out, recipe, &sea, &se))
+            unity_rc = cli_fail(ctx, &se);
+    }
+    if (!st && !unity_rc && a->unity_dir)
+        unity_rc = write_unity_tiles(ctx, a, recipe, &ts, pl.loaded ? &tp : NULL, &unity);
+    tp.placed = 0; /* each engine's tiles count the world's instances once */
     if (!st && !unity_rc && a->export_dir)
-        unity_rc = write_beamng_tiles(ctx, a, recipe, &ts, &beamng);
+        unity_rc = write_beamng_tiles(ctx, a, recipe, &ts, pl.loaded ? &tp : NULL, &beamng);
+    free(sea.parent);
+    free(sea.open);
+    free(biome_names);
+    gen_placements_dispose(&pl);
     tiled_surface_dispose(&ts);
     if (pieces) {
         /* The pieces go whatever happened. */
@@ -881,6 +1496,8 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
                 piece_path(&to_out, tx, tz, path, sizeof path);
                 (void)remove(path);
                 biome_path(&to_out, tx, tz, path, sizeof path);
+                (void)remove(path);
+                wet_path(&to_out, tx, tz, path, sizeof path);
                 (void)remove(path);
             }
         (void)rmdir(pieces);
@@ -899,9 +1516,9 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     if ((a->unity_dir || a->export_dir || a->gltf_dir) && water)
         cli_note(ctx, "the engine tiles have no water: the recipe's water is resolved over the "
                       "whole surface (generate without --tiles writes it)");
-    if ((a->unity_dir || a->export_dir || a->gltf_dir) && recipe->palette_json)
-        cli_note(ctx, "the engine tiles have no trees, rocks or grass: a tiled run does not place "
-                      "the palette's instances (generate without --tiles writes them)");
+    if (a->gltf_dir && recipe->palette_json)
+        cli_note(ctx, "the glTF tiles have no trees, rocks or grass: terrane mesh writes the "
+                      "palette's instances for the whole grid");
     /* Every output lands together, then each level is checked as written. */
     size_t level_errors = 0, level_warnings = 0;
     if (beamng.levels) {
@@ -977,6 +1594,13 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             json_object_set_new(u, "layer_textures", json_integer(unity.layer_textures));
             json_object_set_new(u, "surface_materials", json_integer(unity.materials));
             if (unity.no_splats) json_object_set_new(u, "no_splats", json_string(unity.no_splats));
+            if (recipe->palette_json) {
+                /* The palette's instances, every terrain together. */
+                json_object_set_new(u, "tree_count", json_integer((json_int_t)unity.trees));
+                json_object_set_new(u, "detail_layers", json_integer(unity.detail_layers));
+                json_object_set_new(u, "detail_instances",
+                                    json_integer((json_int_t)unity.detail_points));
+            }
             json_object_set_new(summary, "unity", u);
         }
         if (a->gltf_dir) {
@@ -1010,6 +1634,12 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             json_object_set_new(b, "square_size", json_real(beamng.square_size));
             json_object_set_new(b, "surface_materials", json_integer(beamng.materials));
             json_object_set_new(b, "textures_mapped", json_integer(beamng.mapped));
+            if (recipe->palette_json) {
+                json_object_set_new(b, "forest_items",
+                                    json_integer((json_int_t)beamng.forest_items));
+                json_object_set_new(b, "ground_cover_instances",
+                                    json_integer((json_int_t)beamng.cover_instances));
+            }
             json_object_set_new(b, "validate_error_count", json_integer((json_int_t)level_errors));
             json_object_set_new(b, "validate_warning_count",
                                 json_integer((json_int_t)level_warnings));

@@ -49,6 +49,9 @@ typedef struct ue_ctx {
     trn_error *err;
     uint32_t sx, sz; /* input samples */
     uint32_t tx_samples, tz_samples;
+    /* The whole terrain's working samples (a piece's trees and detail points are the whole
+     * terrain's), and the piece's first working sample in it. */
+    uint32_t all_samples_x, all_samples_z, piece_x, piece_z;
     uint32_t res;
     float *grid;
     double spacing_x, spacing_z;
@@ -286,10 +289,11 @@ static trn_status write_splats(ue_ctx *c, const char *stem, uint32_t ox, uint32_
 static bool detail_cell(const ue_ctx *c, double x, double z, uint32_t *ci, uint32_t *cj)
 {
     const double gx = x / c->spacing_x, gz = z / c->spacing_z;
-    const double cells_x = c->tx_samples - 1, cells_z = c->tz_samples - 1;
+    const uint32_t nx = c->all_samples_x - 1u, nz = c->all_samples_z - 1u;
+    const double cells_x = nx, cells_z = nz;
     if (!(gx >= 0.0 && gx <= cells_x && gz >= 0.0 && gz <= cells_z)) return false;
-    *ci = gx >= cells_x ? c->tx_samples - 2 : (uint32_t)gx;
-    *cj = gz >= cells_z ? c->tz_samples - 2 : (uint32_t)gz;
+    *ci = gx >= cells_x ? nx - 1u : (uint32_t)gx;
+    *cj = gz >= cells_z ? nz - 1u : (uint32_t)gz;
     return true;
 }
 
@@ -312,7 +316,10 @@ static trn_status write_details(ue_ctx *c, const char *stem, uint32_t ox, uint32
         for (size_t p = 0; p < d->point_count; p++) {
             uint32_t ci, cj;
             if (!detail_cell(c, d->points[2 * p], d->points[2 * p + 1], &ci, &cj)) continue;
-            if (ci < ox || cj < oz || ci - ox >= a || cj - oz >= a) continue; /* another tile */
+            const uint32_t gx0 = ox + c->piece_x, gz0 = oz + c->piece_z;
+            if (ci < gx0 || cj < gz0 || ci - gx0 >= a || cj - gz0 >= a) continue; /* another tile */
+            ci -= c->piece_x;
+            cj -= c->piece_z;
             count[(size_t)(cj - oz) * a + (ci - ox)]++;
             points++;
         }
@@ -472,18 +479,25 @@ static trn_status write_trees(ue_ctx *c, const char *path, uint32_t tx, uint32_t
     for (uint32_t k = 0; k < tl.count; k++) {
         const trn_unity_tree *t = &tl.trees[k];
         /* Source 0..1 -> working grid samples -> tile and position within it. */
-        double sxp = t->position[0] * (double)(c->sx - 1),
-               szp = t->position[2] * (double)(c->sz - 1);
-        double gx = c->opt->fit == TRN_UNITY_FIT_RESAMPLE && c->tx_samples != c->sx
+        const bool piece = c->piece_x || c->piece_z || c->all_samples_x != c->tx_samples ||
+                           c->all_samples_z != c->tz_samples;
+        const uint32_t wx = piece ? c->all_samples_x : c->sx, wz = piece ? c->all_samples_z : c->sz;
+        double sxp = t->position[0] * (double)(wx - 1), szp = t->position[2] * (double)(wz - 1);
+        double gx = !piece && c->opt->fit == TRN_UNITY_FIT_RESAMPLE && c->tx_samples != c->sx
                         ? sxp * (c->tx_samples - 1) / (double)(c->sx - 1)
                         : sxp;
-        double gz = c->opt->fit == TRN_UNITY_FIT_RESAMPLE && c->tz_samples != c->sz
+        double gz = !piece && c->opt->fit == TRN_UNITY_FIT_RESAMPLE && c->tz_samples != c->sz
                         ? szp * (c->tz_samples - 1) / (double)(c->sz - 1)
                         : szp;
+        /* Tiles of the whole terrain: a piece's own are first_tile + (tx, tz). */
+        const uint32_t all_x = (c->all_samples_x - 1u) / r1, all_z = (c->all_samples_z - 1u) / r1;
         uint32_t ttx = (uint32_t)(gx / r1), ttz = (uint32_t)(gz / r1);
-        if (ttx >= c->opt->tiles_x) ttx = c->opt->tiles_x - 1;
-        if (ttz >= c->opt->tiles_z) ttz = c->opt->tiles_z - 1;
-        if (ttx != tx || ttz != tz) continue;
+        if (ttx >= all_x) ttx = all_x - 1;
+        if (ttz >= all_z) ttz = all_z - 1;
+        const uint32_t ftx = c->piece_x / r1, ftz = c->piece_z / r1;
+        if (ttx != tx + ftx || ttz != tz + ftz) continue;
+        gx -= (double)c->piece_x;
+        gz -= (double)c->piece_z;
         double metres = t->position[1] * tl.y_scale;
         double ly = (metres - c->base) / c->size_y;
         json_array_append_new(list, tree_json(c, t, (gx - (double)tx * r1) / r1, ly,
@@ -700,6 +714,14 @@ trn_status trn_unity_export(const char *dir, const trn_field *field, const trn_l
     c.res = r;
     c.tx_samples = tiles_x * (r - 1) + 1;
     c.tz_samples = tiles_z * (r - 1) + 1;
+    c.all_samples_x = c.tx_samples;
+    c.all_samples_z = c.tz_samples;
+    if (o.total_tiles_x && o.total_tiles_z) {
+        c.all_samples_x = o.total_tiles_x * (r - 1) + 1;
+        c.all_samples_z = o.total_tiles_z * (r - 1) + 1;
+        c.piece_x = o.first_tile_x * (r - 1);
+        c.piece_z = o.first_tile_z * (r - 1);
+    }
     if ((c.tx_samples != c.sx || c.tz_samples != c.sz) && o.fit == TRN_UNITY_FIT_NONE)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, dir, -1,
                              "the input is %u x %u samples but %u x %u tiles of %u need %u x %u: "
