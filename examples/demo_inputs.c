@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "terrane/drainage.h"
 #include "terrane/geotiff.h"
 #include "terrane/image.h"
+#include "terrane/landscape.h"
 
 #include "lattice_hash.h"
 
@@ -80,26 +82,138 @@ static int save(const char *dir, const char *name, const trn_image *img)
 }
 
 /* dem.tif: 257 x 257 float32 samples of 4 m (1024 m across) in UTM zone 33N, corner (500000,
- * 5201028): a valley running north to south between ridges, a basin in its floor where a lake
- * gathers, and a 6 x 6 NoData patch (NaN) that readers fill. Heights 310 .. about 745 m. */
+ * 5201028): a valley running north to south between mountains cut by branching side valleys, a
+ * basin in its floor where a lake gathers, and a 6 x 6 NoData patch (NaN) that readers fill.
+ * Heights about 310 .. 600 m.
+ *
+ * An analytic valley alone has smooth walls down which water runs side by side (its drainage-
+ * area exponent b was 0.82; real land 0.4-0.55), and carving such walls cuts a comb of evenly
+ * spaced gullies. So the ground starts as a gently tilted valley with rough noise on it and is
+ * raised against river incision and hillslope creep (the library's stream power, read at a
+ * 60 m reference cell as the Stream Power node's reference_cell reads it) over rock of varied
+ * strength: the uplift grows from a tenth on the valley's axis to full on its sides, so the
+ * mountains rise where the walls are, and their valleys branch from the noise's hollows and
+ * nest into each other. The lake's basin is pressed into the floor afterwards, so the
+ * evolution does not drain it. */
+enum { DEM_S = 257 };
+
+static double dem_axis(double z)
+{
+    return 512 + 90 * sin(z / 260.0);
+}
+
+/* How far a sample is from the valley's axis: 0 on it, rising to 1 some 300 m away. */
+static double dem_wall(double x, double z)
+{
+    const double dx = (x - dem_axis(z)) / 180.0;
+    return 1 - exp(-dx * dx);
+}
+
+/* Before the evolution: the floor rising to the north, low walls and rough ground. */
+static double dem_initial(double x, double z)
+{
+    return 310 + 0.11 * z + 60 * dem_wall(x, z) + 60 * fbm_turned(x / 160, z / 160, 5, 9u);
+}
+
+/* The evolution runs on a grid DEM_PAD samples wider than the DEM on every side, cut back after:
+ * its border is base level, and the gutters and rims that form along it stay outside the DEM
+ * (the Stream Power node's open border does the same), so valleys cross the DEM's edges. */
+enum { DEM_PAD = 32, DEM_E = DEM_S + 2 * DEM_PAD };
+
+/* f: the DEM's grid, filled with the evolved heights. */
+static int dem_evolve(trn_field *f, trn_error *e)
+{
+    /* Read at a 60 m cell: the run sees the field scaled by s in all three axes (slopes and
+     * drainage paths unchanged) and scales it back after. */
+    const double s = 60.0 / 4.0;
+    const size_t n = (size_t)DEM_E * DEM_E;
+    trn_field w;
+    if (trn_field_init(&w, DEM_E - 1, DEM_E - 1, (DEM_E - 1) * 4.0 * s, (DEM_E - 1) * 4.0 * s, e))
+        return 1;
+    float *uplift = malloc(n * sizeof *uplift), *rock = malloc(n * sizeof *rock);
+    if (!uplift || !rock) {
+        free(uplift);
+        free(rock);
+        trn_field_dispose(&w);
+        trn_error_set(e, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for the DEM's evolution");
+        return 1;
+    }
+    float lo = INFINITY;
+    for (uint32_t j = 0; j < DEM_E; j++)
+        for (uint32_t i = 0; i < DEM_E; i++) {
+            const size_t k = (size_t)j * DEM_E + i;
+            const double x = ((double)i - DEM_PAD) * 4.0, z = ((double)j - DEM_PAD) * 4.0;
+            const double h = dem_initial(x, z);
+            uplift[k] = (float)(0.1 + 0.9 * dem_wall(x, z));
+            /* Rock from a quarter to four times the erodibility, in patches of some 350 m. */
+            rock[k] = (float)exp2(2.0 * (2.0 * fbm_turned(x / 350, z / 350, 4, 17u) - 1.0));
+            if (i >= DEM_PAD && j >= DEM_PAD && i < DEM_PAD + DEM_S && j < DEM_PAD + DEM_S)
+                lo = fminf(lo, (float)h);
+            w.heights[k] = (float)(h * s);
+        }
+    trn_stream_power_params p;
+    trn_stream_power_params_default(&p);
+    p.uplift = 1e-3;
+    p.uplift_mask = uplift;
+    p.erodibility = 5e-5;
+    p.erodibility_mask = rock;
+    p.diffusion = 0.05;
+    p.dt = 20000;
+    p.steps = 200;
+    p.seed = 23;
+    const trn_status st = trn_stream_power_run(&w, &p, NULL, NULL, NULL, e);
+    free(uplift);
+    free(rock);
+    if (st) {
+        trn_field_dispose(&w);
+        return 1;
+    }
+    /* The DEM's window, its evolved relief stretched from the valley's lowest point up to the
+     * top (a monotone map: every drainage path stays). */
+    float elo = INFINITY, ehi = -INFINITY;
+    for (uint32_t j = 0; j < DEM_S; j++)
+        for (uint32_t i = 0; i < DEM_S; i++) {
+            const float h = w.heights[(size_t)(j + DEM_PAD) * DEM_E + i + DEM_PAD];
+            f->heights[(size_t)j * DEM_S + i] = h;
+            elo = fminf(elo, h);
+            ehi = fmaxf(ehi, h);
+        }
+    trn_field_dispose(&w);
+    const double top = 600.0;
+    for (size_t k = 0; k < (size_t)DEM_S * DEM_S; k++)
+        f->heights[k] = (float)(lo + (f->heights[k] - elo) * (top - lo) / (ehi - elo));
+    return 0;
+}
+
 static int save_dem(const char *dir)
 {
-    enum { S = 257 };
+    enum { S = DEM_S };
     trn_field f;
     trn_error e;
     if (trn_field_init(&f, S - 1, S - 1, (S - 1) * 4.0, (S - 1) * 4.0, &e)) return 1;
+    if (dem_evolve(&f, &e)) {
+        char buf[1024];
+        fprintf(stderr, "demo_inputs: %s\n", trn_error_format(&e, buf, sizeof buf));
+        trn_field_dispose(&f);
+        return 1;
+    }
+    /* The hollows the run left undrained are breached (lowered along their outlets), so
+     * brooks on the floor run on down to the lake; then the lake's basin is pressed into the
+     * valley floor. */
+    trn_drainage d;
+    trn_status st = trn_drainage_compute(&f, NAN, &d, NULL, NULL, &e);
+    if (!st) st = trn_drainage_breach(&f, &d, &e);
+    trn_drainage_dispose(&d);
+    if (st) {
+        char buf[1024];
+        fprintf(stderr, "demo_inputs: %s\n", trn_error_format(&e, buf, sizeof buf));
+        trn_field_dispose(&f);
+        return 1;
+    }
     for (uint32_t j = 0; j < S; j++)
         for (uint32_t i = 0; i < S; i++) {
-            const double x = i * 4.0, z = j * 4.0;
-            /* The valley's axis wanders; its floor rises to the north. */
-            const double axis = 512 + 90 * sin(z / 260.0), dx = (x - axis) / 210.0;
-            const double floor_h = 310 + 0.11 * z;
-            const double walls =
-                220 * (1 - exp(-dx * dx)) * (0.7 + 0.6 * fbm_turned(x / 300, z / 300, 3, 5u));
-            const double rough = 40 * fbm_turned(x / 90, z / 90, 5, 9u) * (1 - exp(-dx * dx * 4));
-            const double bz = (z - 420) / 70, bx = (x - 512 - 90 * sin(420 / 260.0)) / 70;
-            const double basin = 24 * exp(-(bx * bx + bz * bz));
-            f.heights[(size_t)j * S + i] = (float)(floor_h + walls + rough - basin);
+            const double bz = (j * 4.0 - 420) / 70, bx = (i * 4.0 - dem_axis(420)) / 70;
+            f.heights[(size_t)j * S + i] -= (float)(24 * exp(-(bx * bx + bz * bz)));
         }
     for (uint32_t j = 200; j < 206; j++)
         for (uint32_t i = 30; i < 36; i++)
@@ -116,7 +230,7 @@ static int save_dem(const char *dir)
     trn_geotiff_georef_derive(&g, S, S);
     char path[4096];
     snprintf(path, sizeof path, "%s/dem.tif", dir);
-    const trn_status st = trn_geotiff_write(path, &f, &g, TRN_GEOTIFF_COMPRESS_DEFLATE, &e);
+    st = trn_geotiff_write(path, &f, &g, TRN_GEOTIFF_COMPRESS_DEFLATE, &e);
     trn_field_dispose(&f);
     if (st) {
         char buf[1024];

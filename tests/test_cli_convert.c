@@ -1067,6 +1067,28 @@ static void test_info_r32_levels(void)
     free(out), free(err);
 }
 
+/* Headerless float samples whose first byte happens to be '{' (16.2 m: 7B B9 81 41) are read as
+ * samples when the name says so, not refused as a JSON document. */
+static void test_r32_opening_brace(void)
+{
+    char p[700], q[700], cmd[2000];
+    const uint8_t first[4] = {0x7B, 0xB9, 0x81, 0x41};
+    float v[16];
+    memcpy(&v[0], first, 4);
+    for (int k = 1; k < 16; k++)
+        v[k] = (float)k;
+    write_floats(tmp_path(p, sizeof p, "brace.r32"), v, 16);
+    char *out, *err;
+    snprintf(cmd, sizeof cmd, "info '%s' --format json", p);
+    json_t *o = run_json(cmd, 0);
+    CHECK(o != NULL);
+    json_decref(o);
+    snprintf(cmd, sizeof cmd, "render '%s' -o '%s' -q", p, tmp_path(q, sizeof q, "brace.png"));
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    CHECK(!strstr(err ? err : "", "JSON"));
+    free(out), free(err);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -1086,6 +1108,7 @@ int main(void)
     RUN(test_special_inputs);
     RUN(test_8bit_warnings);
     RUN(test_info_r32_levels);
+    RUN(test_r32_opening_brace);
     RUN(test_reshape_keeps_materials);
     return trn_test_finish();
 }

@@ -371,8 +371,8 @@ static void test_inspect_evolution(void)
     snprintf(path, sizeof path, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
     snprintf(args, sizeof args, "inspect '%s'", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);
-    CHECK_CONTAINS(out, "    evolved by stream power: {\"border\":\"open\",\"diffusion\":0.03,"
-                        "\"evolution_cell\":8,\"fine_steps\":3,\"m\":0.5,");
+    CHECK_CONTAINS(out, "    evolved by stream power: {\"border\":\"open\",\"cascade_steps\":6,"
+                        "\"diffusion\":0.03,\"evolution_cell\":8,\"fine_steps\":2,\"m\":0.5,");
     free(out), free(err);
     snprintf(args, sizeof args, "inspect '%s' --format json", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);

@@ -168,11 +168,13 @@ cli_format cli_detect_format(const char *path, const uint8_t *data, size_t size)
     if (size >= 8 && memcmp(data, "TRNBIN\0\0", 8) == 0) return CLI_FORMAT_PAYLOAD;
     if (trn_terragen_sniff(data, size)) return CLI_FORMAT_TERRAGEN;
     /* JSON documents open with '{' after optional whitespace; a .ter never starts with it
-     * (its first byte is a version 1..9). */
+     * (its first byte is a version 1..9). A file named as headerless samples (.r32, .r16, .raw)
+     * may: a float of 16.2 m opens with the byte '{' (7B B9 81 41). */
     size_t k = 0;
     while (k < size && (data[k] == ' ' || data[k] == '\n' || data[k] == '\r' || data[k] == '\t'))
         k++;
-    if (k < size && data[k] == '{') return CLI_FORMAT_TERRAIN_JSON;
+    if (k < size && data[k] == '{' && !cli_raw_type_from_path(path))
+        return CLI_FORMAT_TERRAIN_JSON;
     if (trn_unity_sniff(data, size)) return CLI_FORMAT_UNITY;
     if (trn_geotiff_sniff(data, size)) return CLI_FORMAT_GEOTIFF;
     cli_format stationeers = cli_stationeers_detect(path, data, size);
