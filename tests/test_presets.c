@@ -57,7 +57,7 @@ static const struct {
      64},
     {"builtin://terrain/desert-dunes", 0x3f6ea7bf83ff8d02ull, 0x88acdc6a685847e8ull, 6, 2048, 512},
     {"builtin://terrain/rolling-hills", 0xd8c647cc21421151ull, 0xe9b85c7f41b14b6aull, 6, 2048, 256},
-    {"builtin://terrain/mountain-range", 0x9b77e350692441abull, 0x48f29402b5a56500ull, 11, 12800,
+    {"builtin://terrain/mountain-range", 0xe3bb1ecd7380cf3cull, 0xca4780eb68de725aull, 11, 12800,
      256},
     {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 9, 4096, 256},
     {"builtin://terrain/plateau", 0x53c9729066420466ull, 0xbdcb3783aae9bfc0ull, 7, 4096, 128},

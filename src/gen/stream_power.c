@@ -142,7 +142,9 @@ typedef struct sp_state {
     int32_t off[9]; /* index step of each D8 code; 0 for code 8 (none) */
     double *h;      /* heights (double during the run) */
     double *tmp;    /* diffusion buffer */
-    double *dfac;   /* diffusion_rock: each sample's factor on Kd (NULL: uniform creep) */
+    float *dfac;    /* diffusion_rock: each sample's factor on Kd (NULL: uniform creep;
+                     * floats, as the mask: half the memory of the 4097^2 fine steps' doubles) */
+    double dfac_max; /* the largest of them, which sets diffusion's stability limit */
     uint8_t *base;  /* 1: base level */
     uint32_t *ibase; /* interior base-level samples (under the sea), which diffusion keeps */
     size_t nibase;
@@ -1400,7 +1402,7 @@ static void diffuse_rows_varied(const sp_state *s, const double *h, double *out,
                                 double az, double kdt)
 {
     const uint32_t nx = s->nx, nz = s->nz;
-    const double *f = s->dfac;
+    const float *f = s->dfac;
 #pragma omp parallel for schedule(static)
     for (uint32_t j = 0; j < nz; j++) {
         const size_t row = (size_t)j * nx;
@@ -1412,7 +1414,7 @@ static void diffuse_rows_varied(const sp_state *s, const double *h, double *out,
         out[row + nx - 1u] = h[row + nx - 1u];
         for (uint32_t i = 1; i + 1u < nx; i++) {
             const size_t k = row + i;
-            const double c = h[k], fk = f[k];
+            const double c = h[k], fk = (double)f[k];
             const double flux = ax * (0.5 * (fk + f[k - 1]) * (h[k - 1] - c) +
                                       0.5 * (fk + f[k + 1]) * (h[k + 1] - c)) +
                                 az * (0.5 * (fk + f[k - nx]) * (h[k - nx] - c) +
@@ -1437,12 +1439,7 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
     if (p->diffusion <= 0) return;
     const double ax = 1.0 / (s->dx * s->dx), az = 1.0 / (s->dz * s->dz);
     /* Creep varying with the rock: stable for the largest factor. */
-    double fmax = 1.0;
-    if (s->dfac) {
-        fmax = 0;
-        for (size_t k = 0; k < s->n; k++)
-            if (s->dfac[k] > fmax) fmax = s->dfac[k];
-    }
+    const double fmax = s->dfac ? s->dfac_max : 1.0;
     const double limit = 0.45 / (p->diffusion * fmax * (ax + az));
     uint32_t sub = (uint32_t)ceil(p->dt / limit);
     if (sub < 1) sub = 1;
@@ -1750,8 +1747,10 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
             return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                  "stream power: out of memory for %zu samples", s.n);
         }
-        for (size_t k = 0; k < s.n; k++)
-            s.dfac[k] = pow((double)p->erodibility_mask[k], p->diffusion_rock);
+        for (size_t k = 0; k < s.n; k++) {
+            s.dfac[k] = (float)pow((double)p->erodibility_mask[k], p->diffusion_rock);
+            if (s.dfac[k] > s.dfac_max) s.dfac_max = s.dfac[k];
+        }
     }
     const bool mfd = p->routing == TRN_ROUTING_MFD;
     if (mfd) {

@@ -100,7 +100,7 @@
  * (the node's rock_creep -1): with one creep rate its side valleys kept one spacing of five to
  * six 50 m cells along the long flanks, which every grid finer than the evolution's brought
  * back as the strongest repeat of the curvature (2.09 times a shuffled profile at 1025^2; the
- * seeds 1-5 of the recipe 1.22-3.91); now 1.58, and 1.44-1.78 for seeds 1-5. */
+ * seeds 1-5 of the recipe 1.22-3.91); now 1.68, and 1.46-1.69 for seeds 1-5. */
 
 typedef struct builtin {
     const char *id;
