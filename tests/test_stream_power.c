@@ -177,6 +177,16 @@ static void test_diffusion_rock(void)
         CHECK(fabs(sum - 8.0) < 1e-5);
         p.diffusion_rock = 0.0; /* then the same rock, one creep rate */
     }
+    /* The largest factor sets the substeps: a long step overshoots nowhere. */
+    for (int k = 0; k < 49; k++)
+        mask[k] = (k % 7) >= 3 ? 1.0f / 16.0f : 1.0f; /* creep 16 times on the east half */
+    p.diffusion_rock = -1.0;
+    p.dt = 40.0;
+    memset(f.heights, 0, 49 * sizeof(float));
+    f.heights[3 * 7 + 3] = 8.0f;
+    CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+    for (int k = 0; k < 49; k++)
+        CHECK(f.heights[k] >= 0.0f && f.heights[k] <= 8.0f);
     /* Outside -4..4: refused. */
     p.diffusion_rock = 4.5;
     CHECK_STATUS(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
