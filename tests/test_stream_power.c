@@ -142,6 +142,58 @@ static void test_diffusion(void)
     trn_field_dispose(&f);
 }
 
+/* Creep varying with the rock (diffusion_rock): each sample's Kd times its erodibility factor
+ * to the power, the flux between two samples by the mean of their factors, so what one loses
+ * the other gains. */
+static void test_diffusion_rock(void)
+{
+    trn_field f;
+    trn_error e;
+    CHECK_OK(trn_field_init(&f, 6, 6, 12.0, 6.0, &e)); /* dx 2, dz 1 */
+    float mask[49];
+    for (int k = 0; k < 49; k++)
+        mask[k] = 1.0f;
+    mask[3 * 7 + 4] = 0.25f; /* the east neighbour: weak rock, creep 4 times at -1 */
+    trn_stream_power_params p = quiet_params();
+    p.erodibility = 1e-300;
+    p.erodibility_mask = mask;
+    p.uplift = 0.0;
+    p.diffusion = 0.1;
+    p.diffusion_rock = -1.0;
+    p.dt = 0.5; /* limit 0.45 / (0.1 * 4 * (1/4 + 1)) = 0.9: one substep */
+    p.steps = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        memset(f.heights, 0, 49 * sizeof(float));
+        f.heights[3 * 7 + 3] = 8.0f;
+        CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+        const double kdt = 0.05, east = pass ? 1.0 : 2.5; /* the faces' mean factor */
+        CHECK(fabs(f.heights[3 * 7 + 4] - kdt * east * 8.0 / 4.0) < 1e-6);
+        CHECK(fabs(f.heights[3 * 7 + 2] - kdt * 8.0 / 4.0) < 1e-6); /* west: factor 1 */
+        CHECK(fabs(f.heights[4 * 7 + 3] - kdt * 8.0) < 1e-6);
+        CHECK(fabs(f.heights[3 * 7 + 3] - (8.0 - kdt * 8.0 * ((1.0 + east) / 4.0 + 2.0))) < 1e-6);
+        double sum = 0;
+        for (int k = 0; k < 49; k++)
+            sum += f.heights[k];
+        CHECK(fabs(sum - 8.0) < 1e-5);
+        p.diffusion_rock = 0.0; /* then the same rock, one creep rate */
+    }
+    /* The largest factor sets the substeps: a long step overshoots nowhere. */
+    for (int k = 0; k < 49; k++)
+        mask[k] = (k % 7) >= 3 ? 1.0f / 16.0f : 1.0f; /* creep 16 times on the east half */
+    p.diffusion_rock = -1.0;
+    p.dt = 40.0;
+    memset(f.heights, 0, 49 * sizeof(float));
+    f.heights[3 * 7 + 3] = 8.0f;
+    CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+    for (int k = 0; k < 49; k++)
+        CHECK(f.heights[k] >= 0.0f && f.heights[k] <= 8.0f);
+    /* Outside -4..4: refused. */
+    p.diffusion_rock = 4.5;
+    CHECK_STATUS(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "diffusion_rock") != NULL);
+    trn_field_dispose(&f);
+}
+
 /* A closed depression is routed over its sill: the lake floor does not erode, the sill (which
  * carries the basin's area) does. Heights are never raised to fill it. */
 static void test_lake_drains_over_sill(void)
@@ -1062,6 +1114,24 @@ static void test_graph_node_rock(void)
     CHECK_OK(trn_landscape_evolve(&uni.field, &o, NULL, NULL, NULL, &e));
     CHECK(memcmp(g.field.heights, uni.field.heights, n * sizeof(float)) != 0);
     trn_generated_dispose(&uni);
+    /* rock_creep is the evolution's diffusion_rock. */
+    char creep[2048];
+    const char *at = strstr(text, "\"rock_feature_size\": 400");
+    CHECK(at != NULL);
+    snprintf(creep, sizeof creep, "%.*s\"rock_creep\": -1, %s", (int)(at - text), text, at);
+    trn_recipe rc;
+    CHECK_OK(trn_recipe_parse(creep, strlen(creep), "rock.json", &rc, NULL, &e));
+    trn_generated gc, bc;
+    CHECK_OK(trn_recipe_generate(&rc, NULL, &gc, NULL, NULL, &e));
+    CHECK_OK(trn_recipe_generate(&plain, NULL, &bc, NULL, NULL, &e));
+    o.sp.erodibility_mask = rock;
+    o.sp.diffusion_rock = -1;
+    CHECK_OK(trn_landscape_evolve(&bc.field, &o, NULL, NULL, NULL, &e));
+    CHECK(memcmp(gc.field.heights, bc.field.heights, n * sizeof(float)) == 0);
+    CHECK(memcmp(gc.field.heights, g.field.heights, n * sizeof(float)) != 0);
+    trn_generated_dispose(&gc);
+    trn_generated_dispose(&bc);
+    trn_recipe_dispose(&rc);
     trn_generated_dispose(&g);
     trn_generated_dispose(&base);
     trn_recipe_dispose(&r);
@@ -1073,6 +1143,7 @@ int main(void)
     RUN(test_channel_steady_state);
     RUN(test_uplift_mask_and_base_level);
     RUN(test_diffusion);
+    RUN(test_diffusion_rock);
     RUN(test_lake_drains_over_sill);
     RUN(test_sea_surface);
     RUN(test_sea_surface_coarsened);

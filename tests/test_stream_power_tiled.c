@@ -447,7 +447,27 @@ static void test_refused(void)
     CHECK_STATUS(trn_stream_power_run_tiled(&f, &p, 8, NULL, NULL, NULL, NULL, &err),
                  TRN_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "critical slope");
+    p.critical_slope = 0;
     CHECK(hash_floats(f.heights, trn_field_sample_count(&f)) == h0);
+    /* Creep varying with the rock is refused; the same rock with one creep rate runs. */
+    const size_t n = trn_field_sample_count(&f);
+    float *rock = malloc(n * sizeof *rock);
+    CHECK(rock != NULL);
+    if (!rock) {
+        trn_field_dispose(&f);
+        return;
+    }
+    for (size_t k = 0; k < n; k++)
+        rock[k] = k % 3u ? 0.5f : 2.0f;
+    p.erodibility_mask = rock;
+    p.diffusion_rock = -1;
+    CHECK_STATUS(trn_stream_power_run_tiled(&f, &p, 8, NULL, NULL, NULL, NULL, &err),
+                 TRN_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message, "diffusion_rock");
+    CHECK(hash_floats(f.heights, n) == h0);
+    p.diffusion_rock = 0;
+    CHECK_OK(trn_stream_power_run_tiled(&f, &p, 8, NULL, NULL, NULL, NULL, &err));
+    free(rock);
     trn_field_dispose(&f);
 }
 

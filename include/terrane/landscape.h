@@ -67,6 +67,13 @@ typedef struct trn_stream_power_params {
     double m;                 /* area exponent, 0 < m <= 2 (default 0.45) */
     double n;                 /* slope exponent, 0 < n <= 4 (default 1) */
     double diffusion;         /* Kd >= 0, world units^2 per time unit (default 0.01) */
+    double diffusion_rock;    /* -4..4 (default 0: uniform creep): with an erodibility_mask,
+                                 Kd at each sample times the mask to this power (between two
+                                 samples the mean of theirs). Valley spacing goes with creep
+                                 over incision (Perron et al. 2008), so at -1 the rock that
+                                 incises fastest creeps slowest and the spacing varies twice as
+                                 far as with the mask alone, without lowering the weak rock
+                                 further */
     double channel_threshold; /* drainage area (world units^2) below which a sample does not
                                  incise: hillslopes shaped by diffusion and the critical slope
                                  alone (default 0: every sample incises) */

@@ -143,6 +143,9 @@ typedef struct sp_state {
     int32_t off[9]; /* index step of each D8 code; 0 for code 8 (none) */
     double *h;      /* heights (double during the run) */
     double *tmp;    /* diffusion buffer */
+    float *dfac;    /* diffusion_rock: each sample's factor on Kd (NULL: uniform creep;
+                     * floats, as the mask: half the memory of the 4097^2 fine steps' doubles) */
+    double dfac_max; /* the largest of them, which sets diffusion's stability limit */
     uint8_t *base;  /* 1: base level */
     uint32_t *ibase; /* interior base-level samples (under the sea), which diffusion keeps */
     size_t nibase;
@@ -187,6 +190,7 @@ static void sp_free(sp_state *s)
 {
     free(s->h);
     free(s->tmp);
+    free(s->dfac);
     free(s->base);
     free(s->ibase);
     free(s->rcv);
@@ -1022,6 +1026,9 @@ static trn_status check_params(const trn_stream_power_params *p, trn_error *err)
         (st = check_param(err, "n", isfinite(p->n) && p->n > 0 && p->n <= 4, "0 < n <= 4", p->n)) ||
         (st = check_param(err, "diffusion", isfinite(p->diffusion) && p->diffusion >= 0, ">= 0",
                           p->diffusion)) ||
+        (st = check_param(err, "diffusion_rock",
+                          isfinite(p->diffusion_rock) && fabs(p->diffusion_rock) <= 4, "-4..4",
+                          p->diffusion_rock)) ||
         (st = check_param(err, "channel_threshold",
                           isfinite(p->channel_threshold) && p->channel_threshold >= 0, ">= 0",
                           p->channel_threshold)) ||
@@ -1390,6 +1397,34 @@ static void diffuse_rows(const sp_state *s, const double *h, double *out, double
     }
 }
 
+/* diffuse_rows with each sample's factor on Kd (s->dfac): the flux between two samples goes
+ * with the mean of their factors, so what leaves one sample reaches the other (mass is kept). */
+static void diffuse_rows_varied(const sp_state *s, const double *h, double *out, double ax,
+                                double az, double kdt)
+{
+    const uint32_t nx = s->nx, nz = s->nz;
+    const float *f = s->dfac;
+#pragma omp parallel for schedule(static)
+    for (uint32_t j = 0; j < nz; j++) {
+        const size_t row = (size_t)j * nx;
+        if (j == 0 || j + 1u == nz) {
+            memcpy(out + row, h + row, nx * sizeof *out);
+            continue;
+        }
+        out[row] = h[row];
+        out[row + nx - 1u] = h[row + nx - 1u];
+        for (uint32_t i = 1; i + 1u < nx; i++) {
+            const size_t k = row + i;
+            const double c = h[k], fk = (double)f[k];
+            const double flux = ax * (0.5 * (fk + f[k - 1]) * (h[k - 1] - c) +
+                                      0.5 * (fk + f[k + 1]) * (h[k + 1] - c)) +
+                                az * (0.5 * (fk + f[k - nx]) * (h[k - nx] - c) +
+                                      0.5 * (fk + f[k + nx]) * (h[k + nx] - c));
+            out[k] = c + kdt * flux;
+        }
+    }
+}
+
 /* The walls take the heights of the samples inside them (land: no flux across the edge) or
  * go back to SP_WALL. */
 static void sp_walls(sp_state *s, bool land)
@@ -1404,13 +1439,18 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
 {
     if (p->diffusion <= 0) return;
     const double ax = 1.0 / (s->dx * s->dx), az = 1.0 / (s->dz * s->dz);
-    const double limit = 0.45 / (p->diffusion * (ax + az));
+    /* Creep varying with the rock: stable for the largest factor. */
+    const double fmax = s->dfac ? s->dfac_max : 1.0;
+    const double limit = 0.45 / (p->diffusion * fmax * (ax + az));
     uint32_t sub = (uint32_t)ceil(p->dt / limit);
     if (sub < 1) sub = 1;
     const double kdt = p->diffusion * p->dt / (double)sub;
     for (uint32_t it = 0; it < sub; it++) {
         sp_walls(s, true);
-        diffuse_rows(s, s->h, s->tmp, ax, az, kdt);
+        if (s->dfac)
+            diffuse_rows_varied(s, s->h, s->tmp, ax, az, kdt);
+        else
+            diffuse_rows(s, s->h, s->tmp, ax, az, kdt);
         for (size_t q = 0; q < s->nibase; q++)
             s->tmp[s->ibase[q]] = s->h[s->ibase[q]];
         double *t = s->h;
@@ -1711,6 +1751,21 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
             if (p->sea_surface && sea && s.h[k] <= p->sea_level) s.h[k] = p->sea_level;
         }
     s.nibase = nibase;
+
+    if (p->diffusion > 0 && p->diffusion_rock != 0 && p->erodibility_mask) {
+        s.dfac = malloc(s.n * sizeof *s.dfac);
+        if (!s.dfac) {
+            free(pad_mask);
+            free(pad_kmask);
+            sp_free(&s);
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                 "stream power: out of memory for %zu samples", s.n);
+        }
+        for (size_t k = 0; k < s.n; k++) {
+            s.dfac[k] = (float)pow((double)p->erodibility_mask[k], p->diffusion_rock);
+            if (s.dfac[k] > s.dfac_max) s.dfac_max = s.dfac[k];
+        }
+    }
     const bool mfd = p->routing == TRN_ROUTING_MFD;
     if (mfd) {
         s.lam = big_alloc(s.n * sizeof *s.lam);
@@ -3311,6 +3366,10 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     if (tile < 1)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "stream power in tiles: tile: expected at least 1, found 0");
+    if (p->diffusion_rock != 0 && p->erodibility_mask && p->diffusion > 0)
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
+                             "stream power in tiles: diffusion_rock (creep varying with the "
+                             "rock) is not supported in tiles yet; run it on the whole grid");
     if (p->routing == TRN_ROUTING_MFD || p->deposition > 0 || p->critical_slope > 0)
         return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
                              "stream power in tiles: %s is not supported in tiles yet (d8 or "

@@ -102,6 +102,11 @@ static const trn_param_spec p_sp[] = {
         "place instead of repeating one width (0 = uniform rock)"),
     NUM("rock_feature_size", 2000, 1e-6, 1e9,
         "world units of the rock noise's largest features (4 octaves)"),
+    NUM("rock_creep", 0, -4, 4,
+        "with rock_variation, the creep (diffusion) rate times the rock's erodibility factor to "
+        "this power: valley spacing goes with creep over incision, so at -1 the rock that "
+        "erodes fastest creeps slowest and valley spacing varies twice as far from place to "
+        "place, without lowering the weak rock further (0 = the same creep everywhere)"),
     NUM("deposition", 0, 0, 1000,
         "G, dimensionless: sediment deposition (Yuan et al. 2019); the sediment a river carries, "
         "spread over its drainage area and times G, is laid down where it flows, so fans and "
@@ -231,6 +236,7 @@ static const trn_param_field sp_fields[] = {
     ROW("border", TEXT, border),
     ROW("rock_variation", DOUBLE, rock_variation),
     ROW("rock_feature_size", DOUBLE, rock_feature_size),
+    ROW("rock_creep", DOUBLE, o.sp.diffusion_rock),
     ROW("deposition", DOUBLE, o.sp.deposition),
 };
 #undef ROW
