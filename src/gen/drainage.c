@@ -20,6 +20,16 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+/* Built with -DDR_TIMES, each pass prints the CPU seconds it took to stderr (one thread: the
+ * per-pass figures of bench/RESULTS.md). */
+#ifdef DR_TIMES
+#include <time.h>
+static double dr_t0;
+static double dr_now(void){struct timespec t;clock_gettime(CLOCK_THREAD_CPUTIME_ID,&t);return t.tv_sec+1e-9*t.tv_nsec;}
+#define TICK(name) do{double _t=dr_now();fprintf(stderr,"%-10s %.4f\n",name,_t-dr_t0);dr_t0=dr_now();}while(0)
+#else
+#define TICK(name) do{}while(0)
+#endif
 
 /* During the fill a sample's flow_dir holds its receiver: the code of its lowest neighbour when
  * one is strictly lower; else of a neighbour of the same height that comes before it in index
@@ -701,6 +711,7 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
         if (nan_at[k] < *first_nan) *first_nan = nan_at[k];
         pits[k + 1] += pits[k];
     }
+    TICK("descend");
     if (*first_nan != SIZE_MAX) goto done;
     if (trn_progress_report(&g->progress, 0.25, "drainage")) {
         out = DR_CANCEL;
@@ -709,6 +720,7 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team)
     for (int k = 0; k < strips; k++)
         label_rows(g, row[k], row[k + 1], (uint32_t)pits[k]);
+    TICK("label");
     for (int k = 0; k < strips; k++) {
         resolve_edge_row(g, row[k]);
         resolve_edge_row(g, row[k + 1] - 1);
@@ -721,6 +733,7 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team) reduction(&& : ok)
     for (int k = 0; k < strips; k++)
         ok = edges_rows(g, row[k], row[k + 1], &maps[k]) && ok;
+    TICK("edges");
     if (!ok) {
         out = DR_NOMEM;
         goto done;
@@ -738,10 +751,12 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
     temp_change(g, 0, labels * sizeof *level);
     out = solve_labels(g, maps, strips, labels, level);
     temp_change(g, labels * sizeof *level, 0);
+    TICK("solve");
     if (out != DR_OK) goto done;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team)
     for (int k = 0; k < strips; k++)
         raise_rows(g, row[k], row[k + 1], level);
+    TICK("raise");
 done:
     for (int k = 0; maps && k < strips; k++) {
         free(maps[k].key);
@@ -916,35 +931,156 @@ done:
 
 /* ---- flat distances ---- */
 
-/* Breadth-first (label-correcting) from the samples queued in q, within samples [lo, hi).
- * With dir (a search from all seeds at once, so each sample is taken after every sample one
- * step nearer the edge): each flat sample's direction is picked as it is taken, which is
- * trn_d8_flat_pick's choice (its nearest neighbours are one step nearer; ties in the same
- * order). */
-static bool flat_relax(dr_state *q, const dr_state *g, size_t lo, size_t hi, uint32_t *dist,
-                       uint8_t *dir)
+/* Breadth-first (label-correcting) from the samples queued in q, within samples [lo, hi). Two
+ * neighbouring flat samples always have the same filled height (were one lower, the other would
+ * descend to it), so the search reads distances alone: a neighbour's distance is above next
+ * only on a flat (TRN_D8_FLAT_EXIT is 0). The search touches nothing else: the directions are
+ * picked afterwards in row order (pick_row_body), not in the search's scattered order. */
+static bool flat_relax(dr_state *q, size_t lo, size_t hi, uint32_t *dist)
 {
-    static const int order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
-    const float *f = g->filled;
-    while (q->trace.count) {
-        const uint32_t c = fifo_pop(&q->trace);
-        const float fc = f[c];
+    ptrdiff_t off[8];
+    memcpy(off, q->off, sizeof off);
+    dr_fifo *t = &q->trace;
+    while (t->count) {
+        const uint32_t c = fifo_pop(t);
         const uint32_t next = dist[c] + 1;
-        if (dir) {
-            for (int k = 0; k < 8; k++) {
-                const size_t m = (size_t)((ptrdiff_t)c + g->off[order[k]]);
-                if (dist[m] + 1 == dist[c] && f[m] == fc) {
-                    dir[c] = (uint8_t)order[k];
-                    break;
+        for (int k = 0; k < 8; k++) {
+            const size_t m = (size_t)((ptrdiff_t)c + off[k]);
+            if (dist[m] <= next || m < lo || m >= hi) continue;
+            dist[m] = next;
+            if (t->count < t->capacity)
+                t->items[(t->head + t->count++) & (t->capacity - 1)] = (uint32_t)m;
+            else if (!fifo_push(q, t, (uint32_t)m))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* trn_d8_flat_pick for samples 1..nx-2 of an inner row, branch-free so the compiler vectorises
+ * it: on a flat sample (distance neither TRN_D8_FLAT_EXIT nor unknown) the first neighbour, in
+ * the order E, S, W, N, SE, SW, NW, NE, of equal filled height one step nearer the edge (the
+ * smallest distance among equal neighbours: distances of neighbours differ by at most one, and
+ * a flat sample next to an equal one that drains has distance 1); other samples keep dir. */
+#define DR_PICK(fv, dv, code) p = (((dv) == want) & ((fv) == fc)) ? (code) : p
+KERNEL void pick_row_body(const float *RESTRICT fu, const float *RESTRICT fm,
+                          const float *RESTRICT fd, const uint32_t *RESTRICT du,
+                          const uint32_t *RESTRICT dm, const uint32_t *RESTRICT dd, size_t nx,
+                          uint8_t *RESTRICT dir)
+{
+    for (size_t i = 1; i + 1 < nx; i++) {
+        const float fc = fm[i];
+        const uint32_t dc = dm[i], want = dc - 1u;
+        uint32_t p = dir[i];
+        DR_PICK(fu[i + 1], du[i + 1], 7u);
+        DR_PICK(fu[i - 1], du[i - 1], 5u);
+        DR_PICK(fd[i - 1], dd[i - 1], 3u);
+        DR_PICK(fd[i + 1], dd[i + 1], 1u);
+        DR_PICK(fu[i], du[i], 6u);
+        DR_PICK(fm[i - 1], dm[i - 1], 4u);
+        DR_PICK(fd[i], dd[i], 2u);
+        DR_PICK(fm[i + 1], dm[i + 1], 0u);
+        dir[i] = (uint8_t)((dc != TRN_D8_FLAT_EXIT) & (dc != TRN_D8_FLAT_UNKNOWN) ? p : dir[i]);
+    }
+}
+#undef DR_PICK
+
+typedef void (*pick_row_fn)(const float *, const float *, const float *, const uint32_t *,
+                            const uint32_t *, const uint32_t *, size_t, uint8_t *);
+
+static void pick_row_default(const float *fu, const float *fm, const float *fd, const uint32_t *du,
+                             const uint32_t *dm, const uint32_t *dd, size_t nx, uint8_t *dir)
+{
+    pick_row_body(fu, fm, fd, du, dm, dd, nx, dir);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void pick_row_avx2(const float *fu, const float *fm, const float *fd,
+                                      const uint32_t *du, const uint32_t *dm, const uint32_t *dd,
+                                      size_t nx, uint8_t *dir)
+{
+    pick_row_body(fu, fm, fd, du, dm, dd, nx, dir);
+}
+#endif
+
+static pick_row_fn pick_row_variant(void)
+{
+#if HAVE_AVX2_VARIANT
+    if (__builtin_cpu_supports("avx2")) return pick_row_avx2;
+#endif
+    return pick_row_default;
+}
+
+/* Which samples 1..nx-2 of an inner row start the flat search: flat (dist unknown) next to a
+ * sample of the same filled height that drains (TRN_D8_FLAT_EXIT). Branch-free over the row
+ * (the compiler vectorises it). */
+#define DR_SEED(fv, dv) (((dv) == TRN_D8_FLAT_EXIT) & ((fv) == fc))
+KERNEL void seeds_row_body(const float *RESTRICT fu, const float *RESTRICT fm,
+                           const float *RESTRICT fd, const uint32_t *RESTRICT du,
+                           const uint32_t *RESTRICT dm, const uint32_t *RESTRICT dd, size_t nx,
+                           uint8_t *RESTRICT seed)
+{
+    for (size_t i = 1; i + 1 < nx; i++) {
+        const float fc = fm[i];
+        const bool near = DR_SEED(fm[i + 1], dm[i + 1]) | DR_SEED(fd[i + 1], dd[i + 1]) |
+                          DR_SEED(fd[i], dd[i]) | DR_SEED(fd[i - 1], dd[i - 1]) |
+                          DR_SEED(fm[i - 1], dm[i - 1]) | DR_SEED(fu[i - 1], du[i - 1]) |
+                          DR_SEED(fu[i], du[i]) | DR_SEED(fu[i + 1], du[i + 1]);
+        seed[i] = (uint8_t)((dm[i] == TRN_D8_FLAT_UNKNOWN) & near);
+    }
+}
+#undef DR_SEED
+
+typedef void (*seeds_row_fn)(const float *, const float *, const float *, const uint32_t *,
+                             const uint32_t *, const uint32_t *, size_t, uint8_t *);
+
+static void seeds_row_default(const float *fu, const float *fm, const float *fd,
+                              const uint32_t *du, const uint32_t *dm, const uint32_t *dd,
+                              size_t nx, uint8_t *seed)
+{
+    seeds_row_body(fu, fm, fd, du, dm, dd, nx, seed);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void seeds_row_avx2(const float *fu, const float *fm, const float *fd,
+                                       const uint32_t *du, const uint32_t *dm,
+                                       const uint32_t *dd, size_t nx, uint8_t *seed)
+{
+    seeds_row_body(fu, fm, fd, du, dm, dd, nx, seed);
+}
+#endif
+
+static seeds_row_fn seeds_row_variant(void)
+{
+#if HAVE_AVX2_VARIANT
+    if (__builtin_cpu_supports("avx2")) return seeds_row_avx2;
+#endif
+    return seeds_row_default;
+}
+
+/* The seeds of rows [j0, j1) queued in index order (flat samples are never on the border). */
+static bool flat_seeds(dr_state *q, const dr_state *g, size_t j0, size_t j1, const uint32_t *dist,
+                       uint8_t *seed)
+{
+    const size_t nx = g->nx;
+    const seeds_row_fn row = seeds_row_variant();
+    if (j0 < 1) j0 = 1;
+    if (j1 + 1 > g->nz) j1 = g->nz - 1;
+    seed[0] = seed[nx - 1] = 0;
+    for (size_t j = j0; j < j1; j++) {
+        const size_t r = j * nx;
+        row(g->filled + r - nx, g->filled + r, g->filled + r + nx, dist + r - nx, dist + r,
+            dist + r + nx, nx, seed);
+        for (size_t i = 0; i < nx; i++) {
+            if (i + 8 <= nx) {
+                uint64_t word;
+                memcpy(&word, seed + i, sizeof word);
+                if (!word) {
+                    i += 7;
+                    continue;
                 }
             }
-        }
-        for (int d = 0; d < 8; d++) {
-            const size_t m = (size_t)((ptrdiff_t)c + g->off[d]);
-            /* Outside the flats dist is TRN_D8_FLAT_EXIT (0), never above next. */
-            if (dist[m] <= next || f[m] != fc || m < lo || m >= hi) continue;
-            dist[m] = next;
-            if (!fifo_push(q, &q->trace, (uint32_t)m)) return false;
+            if (seed[i] && !fifo_push(q, &q->trace, (uint32_t)(r + i))) return false;
         }
     }
     return true;
@@ -974,25 +1110,17 @@ static int flat_distances(dr_state *g, int parts, uint32_t *dist)
         /* Seeds are found before any distance is written, so no strip reads another's writes. */
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < parts; k++) {
-            for (size_t c = row[k] * nx; c < row[k + 1] * nx; c++) {
-                if (dist[c] != TRN_D8_FLAT_UNKNOWN) continue;
-                for (int d = 0; d < 8; d++) {
-                    const size_t m = (size_t)((ptrdiff_t)c + g->off[d]);
-                    if (dist[m] == TRN_D8_FLAT_EXIT && g->filled[m] == g->filled[c]) {
-                        ok = fifo_push(&q[k], &q[k].trace, (uint32_t)c) && ok;
-                        break;
-                    }
-                }
-            }
+            uint8_t *seed = malloc(nx + 8);
+            ok = seed && flat_seeds(&q[k], g, row[k], row[k + 1], dist, seed) && ok;
+            free(seed);
         }
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < parts; k++) {
             dr_fifo *t = &q[k].trace;
             for (size_t e = 0; e < t->count; e++)
                 dist[t->items[e]] = 1;
-            ok = flat_relax(&q[k], g, row[k] * nx, row[k + 1] * nx, dist,
-                            parts == 1 ? g->dir : NULL) &&
-                 ok;
+            memcpy(q[k].off, g->off, sizeof q[k].off);
+            ok = flat_relax(&q[k], row[k] * nx, row[k + 1] * nx, dist) && ok;
         }
     }
     for (bool changed = ok && parts > 1; changed;) {
@@ -1020,7 +1148,7 @@ static int flat_distances(dr_state *g, int parts, uint32_t *dist)
         if (!changed || !ok) break;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(dr_team(parts)) reduction(&& : ok)
         for (int k = 0; k < parts; k++)
-            ok = flat_relax(&q[k], g, row[k] * nx, row[k + 1] * nx, dist, NULL) && ok;
+            ok = flat_relax(&q[k], row[k] * nx, row[k + 1] * nx, dist) && ok;
         if (!ok) break;
     }
     if (!ok) rc = DR_NOMEM;
@@ -1190,6 +1318,9 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
     s.progress = trn_progress_sub(&whole, 0.0, 0.7);
 
     size_t first_nan = SIZE_MAX;
+#ifdef DR_TIMES
+    dr_t0 = dr_now();
+#endif
     int rc = fill_watersheds(&s, strips, sea_level, &first_nan);
     if (first_nan != SIZE_MAX) {
         st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -1198,6 +1329,7 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
         goto fail;
     }
     if (rc == DR_OK) rc = find_basins(&s, strips > 1 ? strips : 1, &basins, &basin_count);
+    TICK("basins");
     if (rc == DR_NOMEM) goto no_memory;
     if (rc == DR_CANCEL) goto cancelled;
     if (trn_progress_report(&s.progress, 1.0, "drainage")) goto cancelled;
@@ -1255,29 +1387,26 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
             }
         }
         free(rowbuf);
+        TICK("steepest");
         if (flats) {
             /* Breadth-first from every flat sample next to its flat's edge (the distances do
              * not depend on the order the seeds are queued in). */
             if (trn_progress_report(&dir_p, 0.4, "drainage")) goto cancelled;
             if (flat_distances(&s, strips > 1 ? strips : 1, dist) != DR_OK) goto no_memory;
-            /* One strip picked each flat sample's direction during its search; strips
-             * corrected distances across their edges afterwards, so they pick now. */
-            for (size_t b = 0; strips > 1 && b < nz; b += DR_BLOCK_ROWS) {
+            const pick_row_fn pick = pick_row_variant();
+            for (size_t b = 1; b + 1 < nz; b += DR_BLOCK_ROWS) {
                 if (trn_progress_report(&dir_p, 0.6 + (double)b / (double)nz * 0.2, "drainage"))
                     goto cancelled;
-                const size_t e = b + DR_BLOCK_ROWS < nz ? b + DR_BLOCK_ROWS : nz;
+                const size_t e = b + DR_BLOCK_ROWS < nz - 1 ? b + DR_BLOCK_ROWS : nz - 1;
 #pragma omp parallel for schedule(static) num_threads(team)
                 for (size_t j = b; j < e; j++) {
-                    for (size_t i = 0; i < nx; i++) {
-                        const size_t c = j * nx + i;
-                        if (dist[c] == TRN_D8_FLAT_EXIT || s.dir[c] == TRN_DRAIN_OUTLET) continue;
-                        /* Every flat reaches its edge, so a pick exists. */
-                        const int pick = trn_d8_flat_pick(&s.filled[c], &dist[c], s.off);
-                        if (pick >= 0) s.dir[c] = (uint8_t)pick;
-                    }
+                    const size_t r = j * nx;
+                    pick(s.filled + r - nx, s.filled + r, s.filled + r + nx, dist + r - nx,
+                         dist + r, dist + r + nx, nx, s.dir + r);
                 }
             }
         }
+        TICK("flats");
         /* In-degrees, in the high half of each direction byte: each sample counts the
          * neighbours that drain into it; the accumulation's starting ones set to 1 on the same
          * pass. A thread writes the bytes of its own rows only while it reads the neighbours'
@@ -1310,6 +1439,7 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
          * samples at once; water leaving a strip is kept as (target, amount) and delivered
          * afterwards on one thread, walking on where it completes a sample's inflow. The sums
          * are of integers, so the order they are added in changes nothing. */
+        TICK("indeg");
         const trn_progress acc_p = trn_progress_sub(&whole, 0.85, 1.0);
         if (trn_progress_report(&acc_p, 0.0, "drainage")) goto cancelled;
         const int parts = strips > 1 ? strips : 1;
@@ -1344,6 +1474,7 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
                 }
             }
         }
+        TICK("walks");
         size_t flow_bytes = 0;
         for (int k = 0; k < parts; k++)
             flow_bytes += flows[k].capacity * sizeof *flows[k].items;
@@ -1374,6 +1505,7 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
         for (size_t j = 0; j < nz; j++)
             for (size_t c = j * nx; c < (j + 1) * nx; c++)
                 s.dir[c] = (uint8_t)(s.dir[c] & DR_CODE);
+        TICK("unmark");
         for (int k = 0; k < parts; k++)
             free(flows[k].items);
         free(flows);
