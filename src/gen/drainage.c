@@ -63,6 +63,21 @@ typedef struct dr_comp {
     uint64_t area;
 } dr_comp;
 
+/* A closed basin as a set of watershed labels (see solve_labels): the union-find link (roots are
+ * the smallest label), the lowest pit, the smallest spill index, the raised samples. */
+typedef struct dr_lcomp {
+    uint32_t parent, sink, spill, area;
+} dr_lcomp;
+
+static uint32_t lcomp_find(dr_lcomp *comps, uint32_t k)
+{
+    while (comps[k].parent != k) {
+        comps[k].parent = comps[comps[k].parent].parent;
+        k = comps[k].parent;
+    }
+    return k;
+}
+
 /* Spill levels between watershed labels: an open-addressing map from the pair (a < b, packed
  * as a << 32 | b) to the lowest level at which the two touch. */
 typedef struct dr_edges {
@@ -140,6 +155,7 @@ typedef struct dr_state {
     float *filled;
     uint8_t *dir;
     uint32_t *acc; /* during the fill: the watershed label of each sample */
+    uint32_t *pit; /* during the fill: each label's pit (the sample its descents end at) */
     ptrdiff_t off[8];
     dr_fifo trace; /* the flat distances' breadth-first queue */
     size_t temp_now, temp_peak;
@@ -363,8 +379,14 @@ static void heap_fix(uint32_t *heap, uint32_t *pos, size_t count, const float *l
 
 /* The level each label drains at: the lowest over paths of label pairs from label 0 (the
  * outlets) of the highest spill on the path (a priority flood over the label graph; the levels
- * are unique, whatever order ties are taken in). Frees the maps once read. */
-static int solve_labels(dr_state *g, dr_edges *maps, int strips, size_t labels, float *level)
+ * are unique, whatever order ties are taken in). Then the closed basins as sets of labels
+ * (parent: a union-find over labels): a label whose pit lies below its level has its samples
+ * below the level raised, and they are connected (each descends to the pit without climbing);
+ * two such labels are in one basin when they touch below their level (a pair's spill under
+ * level[a]; both then have the same level). *parent: the union-find's links (the smaller label
+ * is the root), malloc'd. Frees the maps once read. */
+static int solve_labels(dr_state *g, dr_edges *maps, int strips, size_t labels, float *level,
+                        uint32_t **parent)
 {
     size_t total = 0, map_bytes = 0;
     for (int k = 0; k < strips; k++) {
@@ -443,6 +465,27 @@ static int solve_labels(dr_state *g, dr_edges *maps, int strips, size_t labels, 
             }
         }
     }
+    /* The heap is empty: its array becomes the union-find's. */
+    uint32_t *up = heap;
+    heap = NULL;
+    for (size_t l = 0; l < labels; l++)
+        up[l] = (uint32_t)l;
+    for (size_t a = 1; a < labels; a++) {
+        if (!(g->h[g->pit[a]] < level[a])) continue;
+        for (size_t q = start[a]; q < start[a + 1]; q++) {
+            if (!(tw[q] < level[a])) continue;
+            uint32_t x = (uint32_t)a, y = to[q];
+            while (up[x] != x)
+                x = up[x] = up[up[x]];
+            while (up[y] != y)
+                y = up[y] = up[up[y]];
+            if (x < y)
+                up[y] = x;
+            else if (y < x)
+                up[x] = y;
+        }
+    }
+    *parent = up;
     rc = DR_OK;
 done:
     temp_change(g, list_bytes, 0);
@@ -553,6 +596,7 @@ static void label_rows(dr_state *g, size_t j0, size_t j1, uint32_t base)
             const unsigned dt = dir[t];
             if (dt == DR_PIT) {
                 label = lab[t] = ++next;
+                g->pit[label] = (uint32_t)t;
                 break;
             }
             const size_t m = (size_t)((ptrdiff_t)t + off[dt]);
@@ -667,14 +711,168 @@ static bool edges_rows(dr_state *g, size_t j0, size_t j1, dr_edges *e)
 }
 
 /* Rows [j0, j1) raised to their label's level (outlets' label 0 has level -infinity): a raised
- * sample holds level + 0 (+0, never -0), an unraised one its input height. */
-static void raise_rows(dr_state *g, size_t j0, size_t j1, const float *level)
+ * sample holds level + 0 (+0, never -0), an unraised one its input height. Each label's raised
+ * samples are counted: the labels (own_lo, own_hi] are this strip's own, no other strip counts
+ * them, in comps[l].area; others' (a descent that crossed from another strip) in runs of
+ * (label, count) in foreign, added once every strip is done. */
+static bool raise_rows(dr_state *g, size_t j0, size_t j1, const float *level, dr_lcomp *comps,
+                       uint32_t own_lo, uint32_t own_hi, dr_flows *foreign)
 {
     const float *h = g->h;
+    const uint32_t *lab = g->acc;
+    float *filled = g->filled;
+    const uint32_t span = own_hi - own_lo;
     for (size_t c = j0 * g->nx; c < j1 * g->nx; c++) {
-        const float hc = h[c], l = level[g->acc[c]];
-        g->filled[c] = hc < l ? l + 0.0f : hc;
+        const uint32_t l = lab[c];
+        const float hc = h[c], lv = level[l];
+        const bool up = hc < lv;
+        filled[c] = up ? lv + 0.0f : hc;
+        if (l - own_lo - 1u < span) {
+            comps[l].area += up;
+        } else if (up) {
+            if (foreign->count && foreign->items[foreign->count - 1].target == l)
+                foreign->items[foreign->count - 1].amount++;
+            else if (!flows_add(foreign, l, 1))
+                return false;
+        }
     }
+    return true;
+}
+
+/* Raised samples of an inner row (1..nx-2) next to an unraised sample at their filled height
+ * (a spill candidate), branch-free over the row so the compiler vectorises it. */
+#define DR_AT(hv, fv) (((hv) == fc) & !((hv) < (fv)))
+KERNEL void spill_row_body(const float *RESTRICT hu, const float *RESTRICT hm,
+                           const float *RESTRICT hd, const float *RESTRICT fu,
+                           const float *RESTRICT fm, const float *RESTRICT fd, size_t nx,
+                           uint8_t *RESTRICT flag)
+{
+    for (size_t i = 1; i + 1 < nx; i++) {
+        const float fc = fm[i];
+        const bool near = DR_AT(hm[i + 1], fm[i + 1]) | DR_AT(hd[i + 1], fd[i + 1]) |
+                          DR_AT(hd[i], fd[i]) | DR_AT(hd[i - 1], fd[i - 1]) |
+                          DR_AT(hm[i - 1], fm[i - 1]) | DR_AT(hu[i - 1], fu[i - 1]) |
+                          DR_AT(hu[i], fu[i]) | DR_AT(hu[i + 1], fu[i + 1]);
+        flag[i] = (uint8_t)((hm[i] < fc) & near);
+    }
+}
+#undef DR_AT
+
+typedef void (*spill_row_fn)(const float *, const float *, const float *, const float *,
+                             const float *, const float *, size_t, uint8_t *);
+
+static void spill_row_default(const float *hu, const float *hm, const float *hd, const float *fu,
+                              const float *fm, const float *fd, size_t nx, uint8_t *flag)
+{
+    spill_row_body(hu, hm, hd, fu, fm, fd, nx, flag);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void spill_row_avx2(const float *hu, const float *hm, const float *hd,
+                                       const float *fu, const float *fm, const float *fd,
+                                       size_t nx, uint8_t *flag)
+{
+    spill_row_body(hu, hm, hd, fu, fm, fd, nx, flag);
+}
+#endif
+
+static spill_row_fn spill_row_variant(void)
+{
+#if HAVE_AVX2_VARIANT
+    if (__builtin_cpu_supports("avx2")) return spill_row_avx2;
+#endif
+    return spill_row_default;
+}
+
+/* Spill candidates of rows [j0, j1): (unraised sample at a raised neighbour's filled height,
+ * the neighbour's label), in f's items as (target, amount) pairs. */
+static bool spill_rows(const dr_state *g, size_t j0, size_t j1, dr_flows *f)
+{
+    const size_t nx = g->nx;
+    const float *h = g->h, *fl = g->filled;
+    const spill_row_fn row = spill_row_variant();
+    uint8_t *flag = malloc(nx + 8);
+    if (!flag) return false;
+    flag[0] = flag[nx - 1] = 0;
+    if (j0 < 1) j0 = 1;
+    if (j1 + 1 > g->nz) j1 = g->nz - 1;
+    bool ok = true;
+    for (size_t j = j0; j < j1 && ok; j++) {
+        const size_t r = j * nx;
+        row(h + r - nx, h + r, h + r + nx, fl + r - nx, fl + r, fl + r + nx, nx, flag);
+        for (size_t i = 0; i < nx && ok; i++) {
+            if (i + 8 <= nx) {
+                uint64_t word;
+                memcpy(&word, flag + i, sizeof word);
+                if (!word) {
+                    i += 7;
+                    continue;
+                }
+            }
+            if (!flag[i]) continue;
+            const size_t k = r + i;
+            for (int d = 0; d < 8 && ok; d++) {
+                const size_t m = (size_t)((ptrdiff_t)k + g->off[d]);
+                if (h[m] == fl[k] && !(h[m] < fl[m])) ok = flows_add(f, (uint32_t)m, g->acc[k]);
+            }
+        }
+    }
+    free(flag);
+    return ok;
+}
+
+/* The closed basins from the labels' union-find (comps, see solve_labels) and the spill
+ * candidates: each basin keeps the lowest pit of its labels (the lowest sample of a basin is a
+ * pit: a lower or equal earlier receiver would be in it too), their raised samples' count and
+ * the smallest spill candidate's index. The same list as basins_scan finds from the raised
+ * samples themselves. */
+static int basins_from_labels(dr_state *g, dr_lcomp *comps, size_t labels, const float *level,
+                              dr_flows *cand, int strips, trn_basin **out, size_t *out_count)
+{
+    const float *h = g->h;
+    const size_t nx = g->nx;
+    for (int k = 0; k < strips; k++)
+        for (size_t q = 0; q < cand[k].count; q++) {
+            dr_lcomp *r = &comps[lcomp_find(comps, cand[k].items[q].amount)];
+            if (cand[k].items[q].target < r->spill) r->spill = cand[k].items[q].target;
+        }
+    size_t count = 0;
+    for (size_t l = 1; l < labels; l++) {
+        if (!(h[comps[l].sink] < level[l])) continue;
+        const uint32_t root = lcomp_find(comps, (uint32_t)l);
+        if (root == l) {
+            count++;
+            continue;
+        }
+        dr_lcomp *r = &comps[root], *c = &comps[l];
+        r->area += c->area;
+        const float hr = h[r->sink], hc = h[c->sink];
+        if (hc < hr || (hc == hr && c->sink < r->sink)) r->sink = c->sink;
+        if (c->spill < r->spill) r->spill = c->spill;
+    }
+    *out = NULL;
+    *out_count = 0;
+    if (!count) return DR_OK;
+    trn_basin *basins = malloc(count * sizeof *basins);
+    if (!basins) return DR_NOMEM;
+    size_t b = 0;
+    for (size_t l = 1; l < labels; l++) {
+        const dr_lcomp *c = &comps[l];
+        if (c->parent != l || !(h[c->sink] < level[l])) continue;
+        trn_basin *o = &basins[b++];
+        o->id = c->sink;
+        o->sink_i = (uint32_t)(c->sink % nx);
+        o->sink_j = (uint32_t)(c->sink / nx);
+        o->sink_height = h[c->sink];
+        o->spill_level = g->filled[c->sink];
+        o->spill_i = (uint32_t)(c->spill % nx);
+        o->spill_j = (uint32_t)(c->spill / nx);
+        o->area = c->area;
+    }
+    qsort(basins, count, sizeof *basins, basin_cmp);
+    *out = basins;
+    *out_count = count;
+    return DR_OK;
 }
 
 /* Depression filling by watersheds. Every sample that is not an outlet has a receiver (its
@@ -686,7 +884,8 @@ static void raise_rows(dr_state *g, size_t j0, size_t j1, const float *level)
  * reads the grid in row order, strip by strip on the threads; only the small graph is solved on
  * one. The filled heights are unique (the lowest level at which each sample's water can leave
  * the grid), so the bytes do not depend on the strips. s->acc holds labels until the end. */
-static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *first_nan)
+static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *first_nan,
+                           trn_basin **basins, size_t *basin_count)
 {
     const size_t nz = g->nz;
     dr_edges *maps = calloc((size_t)strips, sizeof *maps);
@@ -694,8 +893,11 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
     size_t *pits = calloc((size_t)strips + 1, sizeof *pits);
     size_t *nan_at = malloc((size_t)strips * sizeof *nan_at);
     float *level = NULL;
+    dr_lcomp *comps = NULL;
+    dr_flows *cand = calloc((size_t)strips, sizeof *cand);
+    size_t pit_bytes = 0, comp_bytes = 0;
     int out = DR_OK;
-    if (!maps || !row || !pits || !nan_at) {
+    if (!maps || !row || !pits || !nan_at || !cand) {
         out = DR_NOMEM;
         goto done;
     }
@@ -717,6 +919,14 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
         out = DR_CANCEL;
         goto done;
     }
+    pit_bytes = (1 + pits[strips]) * sizeof *g->pit;
+    g->pit = malloc(pit_bytes);
+    if (!g->pit) {
+        out = DR_NOMEM;
+        goto done;
+    }
+    temp_change(g, 0, pit_bytes);
+    g->pit[0] = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team)
     for (int k = 0; k < strips; k++)
         label_rows(g, row[k], row[k + 1], (uint32_t)pits[k]);
@@ -749,24 +959,61 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
         goto done;
     }
     temp_change(g, 0, labels * sizeof *level);
-    out = solve_labels(g, maps, strips, labels, level);
-    temp_change(g, labels * sizeof *level, 0);
+    uint32_t *parent = NULL;
+    out = solve_labels(g, maps, strips, labels, level, &parent);
     TICK("solve");
     if (out != DR_OK) goto done;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+    comp_bytes = labels * sizeof *comps;
+    comps = malloc(comp_bytes);
+    temp_change(g, 0, comp_bytes + labels * sizeof *parent);
+    temp_change(g, labels * sizeof *parent, 0);
+    if (!comps) {
+        free(parent);
+        out = DR_NOMEM;
+        goto done;
+    }
+    for (size_t l = 0; l < labels; l++) {
+        const dr_lcomp c = {parent[l], g->pit[l], UINT32_MAX, 0};
+        comps[l] = c;
+    }
+    free(parent);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team) reduction(&& : ok)
     for (int k = 0; k < strips; k++)
-        raise_rows(g, row[k], row[k + 1], level);
+        ok = raise_rows(g, row[k], row[k + 1], level, comps, (uint32_t)pits[k],
+                        (uint32_t)pits[k + 1], &cand[k]) &&
+             ok;
+    for (int k = 0; ok && k < strips; k++) {
+        for (size_t q = 0; q < cand[k].count; q++)
+            comps[cand[k].items[q].target].area += cand[k].items[q].amount;
+        cand[k].count = 0;
+    }
     TICK("raise");
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team) reduction(&& : ok)
+    for (int k = 0; k < strips; k++)
+        ok = spill_rows(g, row[k], row[k + 1], &cand[k]) && ok;
+    if (!ok) {
+        out = DR_NOMEM;
+        goto done;
+    }
+    out = basins_from_labels(g, comps, labels, level, cand, strips, basins, basin_count);
+    TICK("basins");
 done:
     for (int k = 0; maps && k < strips; k++) {
         free(maps[k].key);
         free(maps[k].w);
     }
+    for (int k = 0; cand && k < strips; k++)
+        free(cand[k].items);
+    temp_change(g, (level ? pits[strips] + 1 : 0) * sizeof *level + pit_bytes + comp_bytes, 0);
     free(maps);
     free(row);
     free(pits);
     free(nan_at);
     free(level);
+    free(comps);
+    free(cand);
+    free(g->pit);
+    g->pit = NULL;
     return out;
 }
 
@@ -1321,15 +1568,13 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
 #ifdef DR_TIMES
     dr_t0 = dr_now();
 #endif
-    int rc = fill_watersheds(&s, strips, sea_level, &first_nan);
+    int rc = fill_watersheds(&s, strips, sea_level, &first_nan, &basins, &basin_count);
     if (first_nan != SIZE_MAX) {
         st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                            "drainage: expected finite heights, found NaN at sample (%zu, %zu)",
                            first_nan % s.nx, first_nan / s.nx);
         goto fail;
     }
-    if (rc == DR_OK) rc = find_basins(&s, strips > 1 ? strips : 1, &basins, &basin_count);
-    TICK("basins");
     if (rc == DR_NOMEM) goto no_memory;
     if (rc == DR_CANCEL) goto cancelled;
     if (trn_progress_report(&s.progress, 1.0, "drainage")) goto cancelled;
