@@ -250,6 +250,12 @@ static void state_free(dr_state *s)
     s->trace.items = NULL;
 }
 
+/* Rows of a block of the accumulation's walks: 32 rows of 4096 samples (640 KiB of directions
+ * and accumulation) stay in a core's cache; on the ridged 4096^2 bench terrain the walks took
+ * 0.18 s CPU over the whole grid, 0.15 s by blocks of 256 rows, 0.13 s of 64, 0.11 s of 32 or
+ * 16 (loaded machine). */
+#define DR_ACC_ROWS 32u
+
 /* Rows of one parallel region in the passes after the fill. */
 #define DR_BLOCK_ROWS 1024u
 
@@ -1680,14 +1686,16 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
             }
         }
         /* Accumulation: start at every sample nothing drains into and walk downstream while
-         * the next sample has received all its inflow. Each strip of rows walks its own
-         * samples at once; water leaving a strip is kept as (target, amount) and delivered
-         * afterwards on one thread, walking on where it completes a sample's inflow. The sums
-         * are of integers, so the order they are added in changes nothing. */
+         * the next sample has received all its inflow. Each block of DR_ACC_ROWS rows walks
+         * its own samples (blocks on the threads at once), so a walk stays within bytes the
+         * cache holds; water leaving a block is kept as (target, amount) and delivered
+         * afterwards on one thread, walking on where it completes a sample's inflow (only the
+         * rivers that cross blocks). The sums are of integers, so the order they are added in
+         * changes nothing. */
         TICK("indeg");
         const trn_progress acc_p = trn_progress_sub(&whole, 0.85, 1.0);
         if (trn_progress_report(&acc_p, 0.0, "drainage")) goto cancelled;
-        const int parts = strips > 1 ? strips : 1;
+        const int parts = nz > DR_ACC_ROWS ? (int)(nz / DR_ACC_ROWS) : 1;
         dr_flows *flows = calloc((size_t)parts, sizeof *flows);
         if (!flows) goto no_memory;
         bool flows_ok = true;
