@@ -34,13 +34,14 @@ static double dr_now(void){struct timespec t;clock_gettime(CLOCK_THREAD_CPUTIME_
 /* During the fill a sample's flow_dir holds its receiver: the code of its lowest neighbour when
  * one is strictly lower; else of a neighbour of the same height that comes before it in index
  * order (W, NW, N or NE), so receivers never form a cycle; else DR_PIT. Outlets hold
- * TRN_DRAIN_OUTLET throughout. DR_PENDING: the sample's descent leaves its strip of rows, and
- * its label is for now the index of the first sample outside. */
+ * TRN_DRAIN_OUTLET throughout. DR_LABELLED: the sample's label is known (outlets from the
+ * start), so a descent being followed stops there having read one byte. DR_PENDING: the
+ * sample's descent leaves its strip of rows, and its label is for now the index of the first
+ * sample outside. The flags are cleared as the fill raises the samples. */
 #define DR_CODE 0x0Fu
 #define DR_PIT 9u
 #define DR_PENDING 0x40u
-/* Label of a sample whose descent has not been followed yet. */
-#define DR_NOLABEL UINT32_MAX
+#define DR_LABELLED 0x80u
 /* During the accumulation a direction byte's high half counts the inflows still to come; all
  * set (DR_DONE) marks a sample whose accumulation is final. */
 #define DR_INDEG_ONE 0x10u
@@ -498,7 +499,8 @@ done:
 }
 
 /* Receivers of rows [j0, j1) (see DR_PIT) and the outlets: the border and every sample at or
- * below sea level (sea NaN: none), label 0. Other samples are left unlabelled. Returns the
+ * below sea level (sea NaN: none), label 0. Other samples are left unlabelled (their label
+ * array entries unwritten). Returns the
  * number of pits; *first_nan: the smallest index of a NaN height seen, if smaller. */
 static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, size_t *first_nan)
 {
@@ -513,7 +515,7 @@ static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, 
         if (j == 0 || j + 1 == nz || nx < 3) {
             for (size_t i = 0; i < nx; i++) {
                 if (isnan(h[r + i]) && r + i < *first_nan) *first_nan = r + i;
-                dir[r + i] = TRN_DRAIN_OUTLET;
+                dir[r + i] = TRN_DRAIN_OUTLET | DR_LABELLED;
                 lab[r + i] = 0;
             }
             continue;
@@ -542,9 +544,8 @@ static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, 
             DR_LOWER(up[i + 1], 7u);
 #undef DR_LOWER
             dir[r + i] = (uint8_t)best;
-            lab[r + i] = DR_NOLABEL;
         }
-        dir[r] = dir[r + nx - 1] = TRN_DRAIN_OUTLET;
+        dir[r] = dir[r + nx - 1] = TRN_DRAIN_OUTLET | DR_LABELLED;
         lab[r] = lab[r + nx - 1] = 0;
         bool odd = false;
         for (size_t i = 0; i < nx; i++)
@@ -555,7 +556,7 @@ static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, 
             const float hk = mid[i];
             if (isnan(hk) && k < *first_nan) *first_nan = k;
             if (sea && (double)hk <= sea_level) {
-                dir[k] = TRN_DRAIN_OUTLET;
+                dir[k] = TRN_DRAIN_OUTLET | DR_LABELLED;
                 lab[k] = 0;
             } else if (dir[k] == DR_PIT) {
                 /* No lower neighbour: an equal one before it in index order, if any. */
@@ -577,49 +578,62 @@ static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, 
 
 /* Labels of rows [j0, j1): each sample takes the label of the pit (numbered from base + 1 in
  * the order they are met) or outlet (0) its receivers lead to. Each descent is followed once
- * to a labelled sample and again to label the samples on the way, so every sample is visited
- * at most twice. A descent that leaves the rows labels its samples DR_PENDING with the first
- * sample outside, resolved once every strip is labelled. */
-static void label_rows(dr_state *g, size_t j0, size_t j1, uint32_t base)
+ * to a labelled sample (its direction byte says so), the samples on the way kept in path, and
+ * those labelled, so every sample is read about once. A descent that leaves the rows labels
+ * its samples DR_PENDING with the first sample outside, resolved once every strip is
+ * labelled. Returns false when path cannot grow. */
+static bool label_rows(dr_state *g, size_t j0, size_t j1, uint32_t base)
 {
     const size_t lo = j0 * g->nx, hi = j1 * g->nx;
     uint8_t *dir = g->dir;
     uint32_t *lab = g->acc;
     const ptrdiff_t *off = g->off;
     uint32_t next = base;
+    size_t cap = 1024;
+    uint32_t *path = malloc(cap * sizeof *path);
+    if (!path) return false;
     for (size_t c = lo; c < hi; c++) {
-        if (lab[c] != DR_NOLABEL) continue;
-        size_t t = c;
+        if (dir[c] & DR_LABELLED) continue;
+        size_t t = c, n = 0;
         uint32_t label;
-        bool pending = false;
+        unsigned flags = DR_LABELLED;
         for (;;) {
             const unsigned dt = dir[t];
+            if (dt & DR_LABELLED) {
+                label = lab[t];
+                flags |= dt & DR_PENDING;
+                break;
+            }
+            if (n == cap) {
+                uint32_t *p = realloc(path, 2 * cap * sizeof *p);
+                if (!p) {
+                    free(path);
+                    return false;
+                }
+                path = p;
+                cap *= 2;
+            }
+            path[n++] = (uint32_t)t;
             if (dt == DR_PIT) {
-                label = lab[t] = ++next;
+                label = ++next;
                 g->pit[label] = (uint32_t)t;
                 break;
             }
             const size_t m = (size_t)((ptrdiff_t)t + off[dt]);
             if (m < lo || m >= hi) {
                 label = (uint32_t)m;
-                pending = true;
-                t = m;
+                flags |= DR_PENDING;
                 break;
             }
             t = m;
-            if (lab[m] != DR_NOLABEL) {
-                label = lab[m];
-                pending = (dir[m] & DR_PENDING) != 0;
-                break;
-            }
         }
-        for (size_t u = c; u != t;) {
-            const unsigned du = dir[u];
-            lab[u] = label;
-            if (pending) dir[u] = (uint8_t)(du | DR_PENDING);
-            u = (size_t)((ptrdiff_t)u + off[du]);
+        for (size_t k = 0; k < n; k++) {
+            lab[path[k]] = label;
+            dir[path[k]] = (uint8_t)(dir[path[k]] | flags);
         }
     }
+    free(path);
+    return true;
 }
 
 /* A pending label in a strip's first or last row: the descent's first sample outside is in
@@ -721,7 +735,10 @@ static bool raise_rows(dr_state *g, size_t j0, size_t j1, const float *level, dr
     const float *h = g->h;
     const uint32_t *lab = g->acc;
     float *filled = g->filled;
+    uint8_t *dir = g->dir;
     const uint32_t span = own_hi - own_lo;
+    for (size_t c = j0 * g->nx; c < j1 * g->nx; c++)
+        dir[c] &= DR_CODE;
     for (size_t c = j0 * g->nx; c < j1 * g->nx; c++) {
         const uint32_t l = lab[c];
         const float hc = h[c], lv = level[l];
@@ -927,9 +944,14 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
     }
     temp_change(g, 0, pit_bytes);
     g->pit[0] = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+    bool ok = true;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team) reduction(&& : ok)
     for (int k = 0; k < strips; k++)
-        label_rows(g, row[k], row[k + 1], (uint32_t)pits[k]);
+        ok = label_rows(g, row[k], row[k + 1], (uint32_t)pits[k]) && ok;
+    if (!ok) {
+        out = DR_NOMEM;
+        goto done;
+    }
     TICK("label");
     for (int k = 0; k < strips; k++) {
         resolve_edge_row(g, row[k]);
@@ -939,7 +961,6 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
         out = DR_CANCEL;
         goto done;
     }
-    bool ok = true;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team) reduction(&& : ok)
     for (int k = 0; k < strips; k++)
         ok = edges_rows(g, row[k], row[k + 1], &maps[k]) && ok;
