@@ -80,13 +80,23 @@ static uint32_t lcomp_find(dr_lcomp *comps, uint32_t k)
 }
 
 /* Spill levels between watershed labels: an open-addressing map from the pair (a < b, packed
- * as a << 32 | b) to the lowest level at which the two touch. */
+ * as a << 32 | b) to the lowest level at which the two touch, behind a small direct-mapped
+ * write-back cache (memo): the samples along a watershed's edge meet the same few pairs row
+ * after row, and the map (megabytes on 4096^2 terrain) is touched only when a pair leaves the
+ * cache. */
+#ifndef DR_MEMO_BITS
+#define DR_MEMO_BITS 10
+#endif
+typedef struct dr_memo {
+    uint64_t key; /* 0 where empty (a < b, so no pair packs to 0) */
+    float w;
+} dr_memo;
+
 typedef struct dr_edges {
     uint64_t *key; /* DR_NO_KEY where empty */
     float *w;
     size_t count, capacity; /* capacity: a power of two */
-    size_t last;            /* the slot of the last pair added: a run of samples along a
-                             * watershed's edge meets the same pair again and again */
+    dr_memo memo[1u << DR_MEMO_BITS];
 } dr_edges;
 
 #define DR_NO_KEY UINT64_MAX
@@ -116,7 +126,6 @@ static bool edges_grow(dr_edges *e)
     e->key = key;
     e->w = w;
     e->capacity = cap;
-    e->last = 0;
     return true;
 }
 
@@ -126,11 +135,25 @@ static bool edges_insert(dr_edges *e, uint64_t k, float w);
 static inline bool edges_add(dr_edges *e, uint32_t a, uint32_t b, float w)
 {
     const uint64_t k = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-    if (e->capacity && e->key[e->last] == k) {
-        if (w < e->w[e->last]) e->w[e->last] = w;
+    dr_memo *m = &e->memo[(k * 0x9E3779B97F4A7C15ull) >> (64 - DR_MEMO_BITS)];
+    if (m->key == k) {
+        if (w < m->w) m->w = w;
         return true;
     }
-    return edges_insert(e, k, w);
+    if (m->key && !edges_insert(e, m->key, m->w)) return false;
+    m->key = k;
+    m->w = w;
+    return true;
+}
+
+/* Every pair still in the cache into the map. */
+static bool edges_flush(dr_edges *e)
+{
+    for (size_t q = 0; q < (1u << DR_MEMO_BITS); q++) {
+        if (e->memo[q].key && !edges_insert(e, e->memo[q].key, e->memo[q].w)) return false;
+        e->memo[q].key = 0;
+    }
+    return true;
 }
 
 static bool edges_insert(dr_edges *e, uint64_t k, float w)
@@ -139,7 +162,6 @@ static bool edges_insert(dr_edges *e, uint64_t k, float w)
     size_t at = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (e->capacity - 1);
     while (e->key[at] != DR_NO_KEY && e->key[at] != k)
         at = (at + 1) & (e->capacity - 1);
-    e->last = at;
     if (e->key[at] == k) {
         if (w < e->w[at]) e->w[at] = w;
         return true;
@@ -721,7 +743,7 @@ static bool edges_rows(dr_state *g, size_t j0, size_t j1, dr_edges *e)
         }
     }
     free(differs);
-    return ok;
+    return ok && edges_flush(e);
 }
 
 /* Rows [j0, j1) raised to their label's level (outlets' label 0 has level -infinity): a raised
