@@ -524,8 +524,61 @@ done:
  * below sea level (sea NaN: none), label 0. Other samples are left unlabelled (their label
  * array entries unwritten). Returns the
  * number of pits; *first_nan: the smallest index of a NaN height seen, if smaller. */
+/* Each sample's lowest strictly lower neighbour (ties to the lowest code), or DR_PIT, for samples
+ * 1..nx-2 of an inner row; branch-free so the compiler vectorises it. */
+#define DR_LOWER(hn, d)                                                                            \
+    do {                                                                                           \
+        const float v = (hn);                                                                      \
+        const bool lt = v < low;                                                                   \
+        low = lt ? v : low;                                                                        \
+        best = lt ? (d) : best;                                                                    \
+    } while (0)
+KERNEL void lower_row_body(const float *RESTRICT up, const float *RESTRICT mid,
+                           const float *RESTRICT down, size_t nx, uint8_t *RESTRICT dir)
+{
+    for (size_t i = 1; i + 1 < nx; i++) {
+        float low = mid[i];
+        unsigned best = DR_PIT;
+        DR_LOWER(mid[i + 1], 0u);
+        DR_LOWER(down[i + 1], 1u);
+        DR_LOWER(down[i], 2u);
+        DR_LOWER(down[i - 1], 3u);
+        DR_LOWER(mid[i - 1], 4u);
+        DR_LOWER(up[i - 1], 5u);
+        DR_LOWER(up[i], 6u);
+        DR_LOWER(up[i + 1], 7u);
+        dir[i] = (uint8_t)best;
+    }
+}
+#undef DR_LOWER
+
+typedef void (*lower_row_fn)(const float *, const float *, const float *, size_t, uint8_t *);
+
+static void lower_row_default(const float *up, const float *mid, const float *down, size_t nx,
+                              uint8_t *dir)
+{
+    lower_row_body(up, mid, down, nx, dir);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void lower_row_avx2(const float *up, const float *mid, const float *down,
+                                       size_t nx, uint8_t *dir)
+{
+    lower_row_body(up, mid, down, nx, dir);
+}
+#endif
+
+static lower_row_fn lower_row_variant(void)
+{
+#if HAVE_AVX2_VARIANT
+    if (__builtin_cpu_supports("avx2")) return lower_row_avx2;
+#endif
+    return lower_row_default;
+}
+
 static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, size_t *first_nan)
 {
+    const lower_row_fn lower = lower_row_variant();
     const bool sea = !isnan(sea_level);
     const size_t nx = g->nx, nz = g->nz;
     const float *h = g->h;
@@ -545,28 +598,7 @@ static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, 
         /* The lowest strictly lower neighbour, branch-free over the row (the compiler
          * vectorises it); then the few samples that have none, the sea and the border. */
         const float *up = h + r - nx, *mid = h + r, *down = h + r + nx;
-        for (size_t i = 1; i + 1 < nx; i++) {
-            const float hk = mid[i];
-            float low = hk;
-            unsigned best = DR_PIT;
-#define DR_LOWER(hn, d)                                                                            \
-    do {                                                                                           \
-        const float v = (hn);                                                                      \
-        const bool lt = v < low;                                                                   \
-        low = lt ? v : low;                                                                        \
-        best = lt ? (d) : best;                                                                    \
-    } while (0)
-            DR_LOWER(mid[i + 1], 0u);
-            DR_LOWER(down[i + 1], 1u);
-            DR_LOWER(down[i], 2u);
-            DR_LOWER(down[i - 1], 3u);
-            DR_LOWER(mid[i - 1], 4u);
-            DR_LOWER(up[i - 1], 5u);
-            DR_LOWER(up[i], 6u);
-            DR_LOWER(up[i + 1], 7u);
-#undef DR_LOWER
-            dir[r + i] = (uint8_t)best;
-        }
+        lower(up, mid, down, nx, dir + r);
         dir[r] = dir[r + nx - 1] = TRN_DRAIN_OUTLET | DR_LABELLED;
         lab[r] = lab[r + nx - 1] = 0;
         bool odd = false;
