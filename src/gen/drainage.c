@@ -29,7 +29,7 @@ static double dr_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 #define TICK(name)                                                                                 \
     do {                                                                                           \
@@ -1325,7 +1325,7 @@ KERNEL void pick_row_body(const float *RESTRICT fu, const float *RESTRICT fm,
         DR_PICK(fm[i - 1], dm[i - 1], 4u);
         DR_PICK(fd[i], dd[i], 2u);
         DR_PICK(fm[i + 1], dm[i + 1], 0u);
-        dir[i] = (uint8_t)((dc != TRN_D8_FLAT_EXIT) & (dc != TRN_D8_FLAT_UNKNOWN) ? p : dir[i]);
+        dir[i] = (uint8_t)(((dc != TRN_D8_FLAT_EXIT) & (dc != TRN_D8_FLAT_UNKNOWN)) ? p : dir[i]);
     }
 }
 #undef DR_PICK
