@@ -58,11 +58,12 @@ typedef struct trn_drainage {
  * only on the filled surface (trn_drainage_tiled_compute gives the same bytes). Where several
  * samples qualify for a basin's spill sample the one with the smallest index is taken. Grids of
  * 2^18 samples or more run on OpenMP's threads (one strip of at least 256 rows each): every
- * pass of the fill, the basins, flat distances and the accumulation run by strips, and only
- * the watershed graph is solved on one. Results depend only on the grid and sea level, never
+ * pass of the fill, flat distances and the accumulation run by strips, and only the watershed
+ * graph is solved on one; the closed basins come from that graph (watersheds whose pit the
+ * fill raises, joined where they touch below their level). Results depend only on the grid and sea level, never
  * on the thread count. Memory beyond the outputs (9 bytes per sample): the watershed graph
- * (up to about 64 bytes per pair of touching watersheds and 20 per watershed: 0.17-0.31 bytes
- * per sample on 4096^2 landform terrain, 5.2 on noise with a pit every few samples) or 4 bytes
+ * (up to about 64 bytes per pair of touching watersheds and 24 per watershed: 0.17-0.32 bytes
+ * per sample on 4096^2 landform terrain, 5.4 on noise with a pit every few samples) or 4 bytes
  * per flat sample queued while measuring flats, whichever is larger, reported in
  * temp_bytes_peak.
  * Errors:

@@ -20,17 +20,40 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+/* Built with -DDR_TIMES, each pass prints the CPU seconds it took to stderr (one thread: the
+ * per-pass figures of bench/RESULTS.md). */
+#ifdef DR_TIMES
+#include <time.h>
+static double dr_t0;
+static double dr_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+#define TICK(name)                                                                                 \
+    do {                                                                                           \
+        double _t = dr_now();                                                                      \
+        fprintf(stderr, "%-10s %.4f\n", name, _t - dr_t0);                                         \
+        dr_t0 = dr_now();                                                                          \
+    } while (0)
+#else
+#define TICK(name)                                                                                 \
+    do {                                                                                           \
+    } while (0)
+#endif
 
 /* During the fill a sample's flow_dir holds its receiver: the code of its lowest neighbour when
  * one is strictly lower; else of a neighbour of the same height that comes before it in index
  * order (W, NW, N or NE), so receivers never form a cycle; else DR_PIT. Outlets hold
- * TRN_DRAIN_OUTLET throughout. DR_PENDING: the sample's descent leaves its strip of rows, and
- * its label is for now the index of the first sample outside. */
+ * TRN_DRAIN_OUTLET throughout. DR_LABELLED: the sample's label is known (outlets from the
+ * start), so a descent being followed stops there having read one byte. DR_PENDING: the
+ * sample's descent leaves its strip of rows, and its label is for now the index of the first
+ * sample outside. The flags are cleared as the fill raises the samples. */
 #define DR_CODE 0x0Fu
 #define DR_PIT 9u
 #define DR_PENDING 0x40u
-/* Label of a sample whose descent has not been followed yet. */
-#define DR_NOLABEL UINT32_MAX
+#define DR_LABELLED 0x80u
 /* During the accumulation a direction byte's high half counts the inflows still to come; all
  * set (DR_DONE) marks a sample whose accumulation is final. */
 #define DR_INDEG_ONE 0x10u
@@ -53,14 +76,39 @@ typedef struct dr_comp {
     uint64_t area;
 } dr_comp;
 
+/* A closed basin as a set of watershed labels (see solve_labels): the union-find link (roots are
+ * the smallest label), the lowest pit, the smallest spill index, the raised samples. */
+typedef struct dr_lcomp {
+    uint32_t parent, sink, spill, area;
+} dr_lcomp;
+
+static uint32_t lcomp_find(dr_lcomp *comps, uint32_t k)
+{
+    while (comps[k].parent != k) {
+        comps[k].parent = comps[comps[k].parent].parent;
+        k = comps[k].parent;
+    }
+    return k;
+}
+
 /* Spill levels between watershed labels: an open-addressing map from the pair (a < b, packed
- * as a << 32 | b) to the lowest level at which the two touch. */
+ * as a << 32 | b) to the lowest level at which the two touch, behind a small direct-mapped
+ * write-back cache (memo): the samples along a watershed's edge meet the same few pairs row
+ * after row, and the map (megabytes on 4096^2 terrain) is touched only when a pair leaves the
+ * cache. */
+#ifndef DR_MEMO_BITS
+#define DR_MEMO_BITS 10
+#endif
+typedef struct dr_memo {
+    uint64_t key; /* 0 where empty (a < b, so no pair packs to 0) */
+    float w;
+} dr_memo;
+
 typedef struct dr_edges {
     uint64_t *key; /* DR_NO_KEY where empty */
     float *w;
     size_t count, capacity; /* capacity: a power of two */
-    size_t last;            /* the slot of the last pair added: a run of samples along a
-                             * watershed's edge meets the same pair again and again */
+    dr_memo memo[1u << DR_MEMO_BITS];
 } dr_edges;
 
 #define DR_NO_KEY UINT64_MAX
@@ -90,7 +138,6 @@ static bool edges_grow(dr_edges *e)
     e->key = key;
     e->w = w;
     e->capacity = cap;
-    e->last = 0;
     return true;
 }
 
@@ -100,11 +147,25 @@ static bool edges_insert(dr_edges *e, uint64_t k, float w);
 static inline bool edges_add(dr_edges *e, uint32_t a, uint32_t b, float w)
 {
     const uint64_t k = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-    if (e->capacity && e->key[e->last] == k) {
-        if (w < e->w[e->last]) e->w[e->last] = w;
+    dr_memo *m = &e->memo[(k * 0x9E3779B97F4A7C15ull) >> (64 - DR_MEMO_BITS)];
+    if (m->key == k) {
+        if (w < m->w) m->w = w;
         return true;
     }
-    return edges_insert(e, k, w);
+    if (m->key && !edges_insert(e, m->key, m->w)) return false;
+    m->key = k;
+    m->w = w;
+    return true;
+}
+
+/* Every pair still in the cache into the map. */
+static bool edges_flush(dr_edges *e)
+{
+    for (size_t q = 0; q < (1u << DR_MEMO_BITS); q++) {
+        if (e->memo[q].key && !edges_insert(e, e->memo[q].key, e->memo[q].w)) return false;
+        e->memo[q].key = 0;
+    }
+    return true;
 }
 
 static bool edges_insert(dr_edges *e, uint64_t k, float w)
@@ -113,7 +174,6 @@ static bool edges_insert(dr_edges *e, uint64_t k, float w)
     size_t at = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (e->capacity - 1);
     while (e->key[at] != DR_NO_KEY && e->key[at] != k)
         at = (at + 1) & (e->capacity - 1);
-    e->last = at;
     if (e->key[at] == k) {
         if (w < e->w[at]) e->w[at] = w;
         return true;
@@ -130,6 +190,7 @@ typedef struct dr_state {
     float *filled;
     uint8_t *dir;
     uint32_t *acc; /* during the fill: the watershed label of each sample */
+    uint32_t *pit; /* during the fill: each label's pit (the sample its descents end at) */
     ptrdiff_t off[8];
     dr_fifo trace; /* the flat distances' breadth-first queue */
     size_t temp_now, temp_peak;
@@ -353,8 +414,14 @@ static void heap_fix(uint32_t *heap, uint32_t *pos, size_t count, const float *l
 
 /* The level each label drains at: the lowest over paths of label pairs from label 0 (the
  * outlets) of the highest spill on the path (a priority flood over the label graph; the levels
- * are unique, whatever order ties are taken in). Frees the maps once read. */
-static int solve_labels(dr_state *g, dr_edges *maps, int strips, size_t labels, float *level)
+ * are unique, whatever order ties are taken in). Then the closed basins as sets of labels
+ * (parent: a union-find over labels): a label whose pit lies below its level has its samples
+ * below the level raised, and they are connected (each descends to the pit without climbing);
+ * two such labels are in one basin when they touch below their level (a pair's spill under
+ * level[a]; both then have the same level). *parent: the union-find's links (the smaller label
+ * is the root), malloc'd. Frees the maps once read. */
+static int solve_labels(dr_state *g, dr_edges *maps, int strips, size_t labels, float *level,
+                        uint32_t **parent)
 {
     size_t total = 0, map_bytes = 0;
     for (int k = 0; k < strips; k++) {
@@ -433,6 +500,27 @@ static int solve_labels(dr_state *g, dr_edges *maps, int strips, size_t labels, 
             }
         }
     }
+    /* The heap is empty: its array becomes the union-find's. */
+    uint32_t *up = heap;
+    heap = NULL;
+    for (size_t l = 0; l < labels; l++)
+        up[l] = (uint32_t)l;
+    for (size_t a = 1; a < labels; a++) {
+        if (!(g->h[g->pit[a]] < level[a])) continue;
+        for (size_t q = start[a]; q < start[a + 1]; q++) {
+            if (!(tw[q] < level[a])) continue;
+            uint32_t x = (uint32_t)a, y = to[q];
+            while (up[x] != x)
+                x = up[x] = up[up[x]];
+            while (up[y] != y)
+                y = up[y] = up[up[y]];
+            if (x < y)
+                up[y] = x;
+            else if (y < x)
+                up[x] = y;
+        }
+    }
+    *parent = up;
     rc = DR_OK;
 done:
     temp_change(g, list_bytes, 0);
@@ -445,10 +533,64 @@ done:
 }
 
 /* Receivers of rows [j0, j1) (see DR_PIT) and the outlets: the border and every sample at or
- * below sea level (sea NaN: none), label 0. Other samples are left unlabelled. Returns the
+ * below sea level (sea NaN: none), label 0. Other samples are left unlabelled (their label
+ * array entries unwritten). Returns the
  * number of pits; *first_nan: the smallest index of a NaN height seen, if smaller. */
+/* Each sample's lowest strictly lower neighbour (ties to the lowest code), or DR_PIT, for samples
+ * 1..nx-2 of an inner row; branch-free so the compiler vectorises it. */
+#define DR_LOWER(hn, d)                                                                            \
+    do {                                                                                           \
+        const float v = (hn);                                                                      \
+        const bool lt = v < low;                                                                   \
+        low = lt ? v : low;                                                                        \
+        best = lt ? (d) : best;                                                                    \
+    } while (0)
+KERNEL void lower_row_body(const float *RESTRICT up, const float *RESTRICT mid,
+                           const float *RESTRICT down, size_t nx, uint8_t *RESTRICT dir)
+{
+    for (size_t i = 1; i + 1 < nx; i++) {
+        float low = mid[i];
+        unsigned best = DR_PIT;
+        DR_LOWER(mid[i + 1], 0u);
+        DR_LOWER(down[i + 1], 1u);
+        DR_LOWER(down[i], 2u);
+        DR_LOWER(down[i - 1], 3u);
+        DR_LOWER(mid[i - 1], 4u);
+        DR_LOWER(up[i - 1], 5u);
+        DR_LOWER(up[i], 6u);
+        DR_LOWER(up[i + 1], 7u);
+        dir[i] = (uint8_t)best;
+    }
+}
+#undef DR_LOWER
+
+typedef void (*lower_row_fn)(const float *, const float *, const float *, size_t, uint8_t *);
+
+static void lower_row_default(const float *up, const float *mid, const float *down, size_t nx,
+                              uint8_t *dir)
+{
+    lower_row_body(up, mid, down, nx, dir);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void lower_row_avx2(const float *up, const float *mid, const float *down,
+                                       size_t nx, uint8_t *dir)
+{
+    lower_row_body(up, mid, down, nx, dir);
+}
+#endif
+
+static lower_row_fn lower_row_variant(void)
+{
+#if HAVE_AVX2_VARIANT
+    if (__builtin_cpu_supports("avx2")) return lower_row_avx2;
+#endif
+    return lower_row_default;
+}
+
 static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, size_t *first_nan)
 {
+    const lower_row_fn lower = lower_row_variant();
     const bool sea = !isnan(sea_level);
     const size_t nx = g->nx, nz = g->nz;
     const float *h = g->h;
@@ -460,7 +602,7 @@ static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, 
         if (j == 0 || j + 1 == nz || nx < 3) {
             for (size_t i = 0; i < nx; i++) {
                 if (isnan(h[r + i]) && r + i < *first_nan) *first_nan = r + i;
-                dir[r + i] = TRN_DRAIN_OUTLET;
+                dir[r + i] = TRN_DRAIN_OUTLET | DR_LABELLED;
                 lab[r + i] = 0;
             }
             continue;
@@ -468,30 +610,8 @@ static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, 
         /* The lowest strictly lower neighbour, branch-free over the row (the compiler
          * vectorises it); then the few samples that have none, the sea and the border. */
         const float *up = h + r - nx, *mid = h + r, *down = h + r + nx;
-        for (size_t i = 1; i + 1 < nx; i++) {
-            const float hk = mid[i];
-            float low = hk;
-            unsigned best = DR_PIT;
-#define DR_LOWER(hn, d)                                                                            \
-    do {                                                                                           \
-        const float v = (hn);                                                                      \
-        const bool lt = v < low;                                                                   \
-        low = lt ? v : low;                                                                        \
-        best = lt ? (d) : best;                                                                    \
-    } while (0)
-            DR_LOWER(mid[i + 1], 0u);
-            DR_LOWER(down[i + 1], 1u);
-            DR_LOWER(down[i], 2u);
-            DR_LOWER(down[i - 1], 3u);
-            DR_LOWER(mid[i - 1], 4u);
-            DR_LOWER(up[i - 1], 5u);
-            DR_LOWER(up[i], 6u);
-            DR_LOWER(up[i + 1], 7u);
-#undef DR_LOWER
-            dir[r + i] = (uint8_t)best;
-            lab[r + i] = DR_NOLABEL;
-        }
-        dir[r] = dir[r + nx - 1] = TRN_DRAIN_OUTLET;
+        lower(up, mid, down, nx, dir + r);
+        dir[r] = dir[r + nx - 1] = TRN_DRAIN_OUTLET | DR_LABELLED;
         lab[r] = lab[r + nx - 1] = 0;
         bool odd = false;
         for (size_t i = 0; i < nx; i++)
@@ -502,7 +622,7 @@ static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, 
             const float hk = mid[i];
             if (isnan(hk) && k < *first_nan) *first_nan = k;
             if (sea && (double)hk <= sea_level) {
-                dir[k] = TRN_DRAIN_OUTLET;
+                dir[k] = TRN_DRAIN_OUTLET | DR_LABELLED;
                 lab[k] = 0;
             } else if (dir[k] == DR_PIT) {
                 /* No lower neighbour: an equal one before it in index order, if any. */
@@ -524,48 +644,62 @@ static size_t descend_rows(dr_state *g, size_t j0, size_t j1, double sea_level, 
 
 /* Labels of rows [j0, j1): each sample takes the label of the pit (numbered from base + 1 in
  * the order they are met) or outlet (0) its receivers lead to. Each descent is followed once
- * to a labelled sample and again to label the samples on the way, so every sample is visited
- * at most twice. A descent that leaves the rows labels its samples DR_PENDING with the first
- * sample outside, resolved once every strip is labelled. */
-static void label_rows(dr_state *g, size_t j0, size_t j1, uint32_t base)
+ * to a labelled sample (its direction byte says so), the samples on the way kept in path, and
+ * those labelled, so every sample is read about once. A descent that leaves the rows labels
+ * its samples DR_PENDING with the first sample outside, resolved once every strip is
+ * labelled. Returns false when path cannot grow. */
+static bool label_rows(dr_state *g, size_t j0, size_t j1, uint32_t base)
 {
     const size_t lo = j0 * g->nx, hi = j1 * g->nx;
     uint8_t *dir = g->dir;
     uint32_t *lab = g->acc;
     const ptrdiff_t *off = g->off;
     uint32_t next = base;
+    size_t cap = 1024;
+    uint32_t *path = malloc(cap * sizeof *path);
+    if (!path) return false;
     for (size_t c = lo; c < hi; c++) {
-        if (lab[c] != DR_NOLABEL) continue;
-        size_t t = c;
+        if (dir[c] & DR_LABELLED) continue;
+        size_t t = c, n = 0;
         uint32_t label;
-        bool pending = false;
+        unsigned flags = DR_LABELLED;
         for (;;) {
             const unsigned dt = dir[t];
+            if (dt & DR_LABELLED) {
+                label = lab[t];
+                flags |= dt & DR_PENDING;
+                break;
+            }
+            if (n == cap) {
+                uint32_t *p = realloc(path, 2 * cap * sizeof *p);
+                if (!p) {
+                    free(path);
+                    return false;
+                }
+                path = p;
+                cap *= 2;
+            }
+            path[n++] = (uint32_t)t;
             if (dt == DR_PIT) {
-                label = lab[t] = ++next;
+                label = ++next;
+                g->pit[label] = (uint32_t)t;
                 break;
             }
             const size_t m = (size_t)((ptrdiff_t)t + off[dt]);
             if (m < lo || m >= hi) {
                 label = (uint32_t)m;
-                pending = true;
-                t = m;
+                flags |= DR_PENDING;
                 break;
             }
             t = m;
-            if (lab[m] != DR_NOLABEL) {
-                label = lab[m];
-                pending = (dir[m] & DR_PENDING) != 0;
-                break;
-            }
         }
-        for (size_t u = c; u != t;) {
-            const unsigned du = dir[u];
-            lab[u] = label;
-            if (pending) dir[u] = (uint8_t)(du | DR_PENDING);
-            u = (size_t)((ptrdiff_t)u + off[du]);
+        for (size_t k = 0; k < n; k++) {
+            lab[path[k]] = label;
+            dir[path[k]] = (uint8_t)(dir[path[k]] | flags);
         }
     }
+    free(path);
+    return true;
 }
 
 /* A pending label in a strip's first or last row: the descent's first sample outside is in
@@ -594,11 +728,22 @@ static void resolve_row(dr_state *g, size_t j)
 {
     uint8_t *dir = g->dir;
     uint32_t *lab = g->acc;
-    for (size_t c = j * g->nx; c < (j + 1) * g->nx; c++)
+    const size_t end = (j + 1) * g->nx;
+    for (size_t c = j * g->nx; c < end; c++) {
+        /* Pending samples are few (none on one strip): 8 bytes tested at once. */
+        if (c + 8 <= end) {
+            uint64_t word;
+            memcpy(&word, dir + c, sizeof word);
+            if (!(word & 0x0101010101010101ull * DR_PENDING)) {
+                c += 7;
+                continue;
+            }
+        }
         if (dir[c] & DR_PENDING) {
             lab[c] = lab[lab[c]];
             dir[c] = (uint8_t)(dir[c] & ~DR_PENDING);
         }
+    }
 }
 
 /* Where the labels of rows [j0, j1) touch other labels (each pair of neighbours once, from
@@ -653,18 +798,175 @@ static bool edges_rows(dr_state *g, size_t j0, size_t j1, dr_edges *e)
         }
     }
     free(differs);
-    return ok;
+    return ok && edges_flush(e);
 }
 
 /* Rows [j0, j1) raised to their label's level (outlets' label 0 has level -infinity): a raised
- * sample holds level + 0 (+0, never -0), an unraised one its input height. */
-static void raise_rows(dr_state *g, size_t j0, size_t j1, const float *level)
+ * sample holds level + 0 (+0, never -0), an unraised one its input height. Each label's raised
+ * samples are counted: the labels (own_lo, own_hi] are this strip's own, no other strip counts
+ * them, in comps[l].area; others' (a descent that crossed from another strip) in runs of
+ * (label, count) in foreign, added once every strip is done. */
+static bool raise_rows(dr_state *g, size_t j0, size_t j1, const float *level, dr_lcomp *comps,
+                       uint32_t own_lo, uint32_t own_hi, dr_flows *foreign)
 {
     const float *h = g->h;
+    const uint32_t *lab = g->acc;
+    float *filled = g->filled;
+    uint8_t *dir = g->dir;
+    const uint32_t span = own_hi - own_lo;
+    for (size_t c = j0 * g->nx; c < j1 * g->nx; c++)
+        dir[c] &= DR_CODE;
     for (size_t c = j0 * g->nx; c < j1 * g->nx; c++) {
-        const float hc = h[c], l = level[g->acc[c]];
-        g->filled[c] = hc < l ? l + 0.0f : hc;
+        const uint32_t l = lab[c];
+        const float hc = h[c], lv = level[l];
+        const bool up = hc < lv;
+        filled[c] = up ? lv + 0.0f : hc;
+        if (l - own_lo - 1u < span) {
+            comps[l].area += up;
+        } else if (up) {
+            if (foreign->count && foreign->items[foreign->count - 1].target == l)
+                foreign->items[foreign->count - 1].amount++;
+            else if (!flows_add(foreign, l, 1))
+                return false;
+        }
     }
+    return true;
+}
+
+/* Raised samples of an inner row (1..nx-2) next to an unraised sample at their filled height
+ * (a spill candidate), branch-free over the row so the compiler vectorises it. */
+#define DR_AT(hv, fv) (((hv) == fc) & !((hv) < (fv)))
+KERNEL void spill_row_body(const float *RESTRICT hu, const float *RESTRICT hm,
+                           const float *RESTRICT hd, const float *RESTRICT fu,
+                           const float *RESTRICT fm, const float *RESTRICT fd, size_t nx,
+                           uint8_t *RESTRICT flag)
+{
+    for (size_t i = 1; i + 1 < nx; i++) {
+        const float fc = fm[i];
+        const bool near = DR_AT(hm[i + 1], fm[i + 1]) | DR_AT(hd[i + 1], fd[i + 1]) |
+                          DR_AT(hd[i], fd[i]) | DR_AT(hd[i - 1], fd[i - 1]) |
+                          DR_AT(hm[i - 1], fm[i - 1]) | DR_AT(hu[i - 1], fu[i - 1]) |
+                          DR_AT(hu[i], fu[i]) | DR_AT(hu[i + 1], fu[i + 1]);
+        flag[i] = (uint8_t)((hm[i] < fc) & near);
+    }
+}
+#undef DR_AT
+
+typedef void (*spill_row_fn)(const float *, const float *, const float *, const float *,
+                             const float *, const float *, size_t, uint8_t *);
+
+static void spill_row_default(const float *hu, const float *hm, const float *hd, const float *fu,
+                              const float *fm, const float *fd, size_t nx, uint8_t *flag)
+{
+    spill_row_body(hu, hm, hd, fu, fm, fd, nx, flag);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void spill_row_avx2(const float *hu, const float *hm, const float *hd,
+                                       const float *fu, const float *fm, const float *fd, size_t nx,
+                                       uint8_t *flag)
+{
+    spill_row_body(hu, hm, hd, fu, fm, fd, nx, flag);
+}
+#endif
+
+static spill_row_fn spill_row_variant(void)
+{
+#if HAVE_AVX2_VARIANT
+    if (__builtin_cpu_supports("avx2")) return spill_row_avx2;
+#endif
+    return spill_row_default;
+}
+
+/* Spill candidates of rows [j0, j1): (unraised sample at a raised neighbour's filled height,
+ * the neighbour's label), in f's items as (target, amount) pairs. */
+static bool spill_rows(const dr_state *g, size_t j0, size_t j1, dr_flows *f)
+{
+    const size_t nx = g->nx;
+    const float *h = g->h, *fl = g->filled;
+    const spill_row_fn row = spill_row_variant();
+    uint8_t *flag = malloc(nx + 8);
+    if (!flag) return false;
+    flag[0] = flag[nx - 1] = 0;
+    if (j0 < 1) j0 = 1;
+    if (j1 + 1 > g->nz) j1 = g->nz - 1;
+    bool ok = true;
+    for (size_t j = j0; j < j1 && ok; j++) {
+        const size_t r = j * nx;
+        row(h + r - nx, h + r, h + r + nx, fl + r - nx, fl + r, fl + r + nx, nx, flag);
+        for (size_t i = 0; i < nx && ok; i++) {
+            if (i + 8 <= nx) {
+                uint64_t word;
+                memcpy(&word, flag + i, sizeof word);
+                if (!word) {
+                    i += 7;
+                    continue;
+                }
+            }
+            if (!flag[i]) continue;
+            const size_t k = r + i;
+            for (int d = 0; d < 8 && ok; d++) {
+                const size_t m = (size_t)((ptrdiff_t)k + g->off[d]);
+                if (h[m] == fl[k] && !(h[m] < fl[m])) ok = flows_add(f, (uint32_t)m, g->acc[k]);
+            }
+        }
+    }
+    free(flag);
+    return ok;
+}
+
+/* The closed basins from the labels' union-find (comps, see solve_labels) and the spill
+ * candidates: each basin keeps the lowest pit of its labels (the lowest sample of a basin is a
+ * pit: a lower or equal earlier receiver would be in it too), their raised samples' count and
+ * the smallest spill candidate's index. The same list as basins_scan finds from the raised
+ * samples themselves. */
+static int basins_from_labels(dr_state *g, dr_lcomp *comps, size_t labels, const float *level,
+                              dr_flows *cand, int strips, trn_basin **out, size_t *out_count)
+{
+    const float *h = g->h;
+    const size_t nx = g->nx;
+    for (int k = 0; k < strips; k++)
+        for (size_t q = 0; q < cand[k].count; q++) {
+            dr_lcomp *r = &comps[lcomp_find(comps, cand[k].items[q].amount)];
+            if (cand[k].items[q].target < r->spill) r->spill = cand[k].items[q].target;
+        }
+    size_t count = 0;
+    for (size_t l = 1; l < labels; l++) {
+        if (!(h[comps[l].sink] < level[l])) continue;
+        const uint32_t root = lcomp_find(comps, (uint32_t)l);
+        if (root == l) {
+            count++;
+            continue;
+        }
+        dr_lcomp *r = &comps[root], *c = &comps[l];
+        r->area += c->area;
+        const float hr = h[r->sink], hc = h[c->sink];
+        if (hc < hr || (hc == hr && c->sink < r->sink)) r->sink = c->sink;
+        if (c->spill < r->spill) r->spill = c->spill;
+    }
+    *out = NULL;
+    *out_count = 0;
+    if (!count) return DR_OK;
+    trn_basin *basins = malloc(count * sizeof *basins);
+    if (!basins) return DR_NOMEM;
+    size_t b = 0;
+    for (size_t l = 1; l < labels; l++) {
+        const dr_lcomp *c = &comps[l];
+        if (c->parent != l || !(h[c->sink] < level[l])) continue;
+        trn_basin *o = &basins[b++];
+        o->id = c->sink;
+        o->sink_i = (uint32_t)(c->sink % nx);
+        o->sink_j = (uint32_t)(c->sink / nx);
+        o->sink_height = h[c->sink];
+        o->spill_level = g->filled[c->sink];
+        o->spill_i = (uint32_t)(c->spill % nx);
+        o->spill_j = (uint32_t)(c->spill / nx);
+        o->area = c->area;
+    }
+    qsort(basins, count, sizeof *basins, basin_cmp);
+    *out = basins;
+    *out_count = count;
+    return DR_OK;
 }
 
 /* Depression filling by watersheds. Every sample that is not an outlet has a receiver (its
@@ -676,7 +978,8 @@ static void raise_rows(dr_state *g, size_t j0, size_t j1, const float *level)
  * reads the grid in row order, strip by strip on the threads; only the small graph is solved on
  * one. The filled heights are unique (the lowest level at which each sample's water can leave
  * the grid), so the bytes do not depend on the strips. s->acc holds labels until the end. */
-static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *first_nan)
+static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *first_nan,
+                           trn_basin **basins, size_t *basin_count)
 {
     const size_t nz = g->nz;
     dr_edges *maps = calloc((size_t)strips, sizeof *maps);
@@ -684,8 +987,11 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
     size_t *pits = calloc((size_t)strips + 1, sizeof *pits);
     size_t *nan_at = malloc((size_t)strips * sizeof *nan_at);
     float *level = NULL;
+    dr_lcomp *comps = NULL;
+    dr_flows *cand = calloc((size_t)strips, sizeof *cand);
+    size_t pit_bytes = 0, comp_bytes = 0;
     int out = DR_OK;
-    if (!maps || !row || !pits || !nan_at) {
+    if (!maps || !row || !pits || !nan_at || !cand) {
         out = DR_NOMEM;
         goto done;
     }
@@ -701,14 +1007,29 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
         if (nan_at[k] < *first_nan) *first_nan = nan_at[k];
         pits[k + 1] += pits[k];
     }
+    TICK("descend");
     if (*first_nan != SIZE_MAX) goto done;
     if (trn_progress_report(&g->progress, 0.25, "drainage")) {
         out = DR_CANCEL;
         goto done;
     }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+    pit_bytes = (1 + pits[strips]) * sizeof *g->pit;
+    g->pit = malloc(pit_bytes);
+    if (!g->pit) {
+        out = DR_NOMEM;
+        goto done;
+    }
+    temp_change(g, 0, pit_bytes);
+    g->pit[0] = 0;
+    bool ok = true;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team) reduction(&& : ok)
     for (int k = 0; k < strips; k++)
-        label_rows(g, row[k], row[k + 1], (uint32_t)pits[k]);
+        ok = label_rows(g, row[k], row[k + 1], (uint32_t)pits[k]) && ok;
+    if (!ok) {
+        out = DR_NOMEM;
+        goto done;
+    }
+    TICK("label");
     for (int k = 0; k < strips; k++) {
         resolve_edge_row(g, row[k]);
         resolve_edge_row(g, row[k + 1] - 1);
@@ -717,10 +1038,10 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
         out = DR_CANCEL;
         goto done;
     }
-    bool ok = true;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team) reduction(&& : ok)
     for (int k = 0; k < strips; k++)
         ok = edges_rows(g, row[k], row[k + 1], &maps[k]) && ok;
+    TICK("edges");
     if (!ok) {
         out = DR_NOMEM;
         goto done;
@@ -736,22 +1057,61 @@ static int fill_watersheds(dr_state *g, int strips, double sea_level, size_t *fi
         goto done;
     }
     temp_change(g, 0, labels * sizeof *level);
-    out = solve_labels(g, maps, strips, labels, level);
-    temp_change(g, labels * sizeof *level, 0);
+    uint32_t *parent = NULL;
+    out = solve_labels(g, maps, strips, labels, level, &parent);
+    TICK("solve");
     if (out != DR_OK) goto done;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+    comp_bytes = labels * sizeof *comps;
+    comps = malloc(comp_bytes);
+    temp_change(g, 0, comp_bytes + labels * sizeof *parent);
+    temp_change(g, labels * sizeof *parent, 0);
+    if (!comps) {
+        free(parent);
+        out = DR_NOMEM;
+        goto done;
+    }
+    for (size_t l = 0; l < labels; l++) {
+        const dr_lcomp c = {parent[l], g->pit[l], UINT32_MAX, 0};
+        comps[l] = c;
+    }
+    free(parent);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team) reduction(&& : ok)
     for (int k = 0; k < strips; k++)
-        raise_rows(g, row[k], row[k + 1], level);
+        ok = raise_rows(g, row[k], row[k + 1], level, comps, (uint32_t)pits[k],
+                        (uint32_t)pits[k + 1], &cand[k]) &&
+             ok;
+    for (int k = 0; ok && k < strips; k++) {
+        for (size_t q = 0; q < cand[k].count; q++)
+            comps[cand[k].items[q].target].area += cand[k].items[q].amount;
+        cand[k].count = 0;
+    }
+    TICK("raise");
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team) reduction(&& : ok)
+    for (int k = 0; k < strips; k++)
+        ok = spill_rows(g, row[k], row[k + 1], &cand[k]) && ok;
+    if (!ok) {
+        out = DR_NOMEM;
+        goto done;
+    }
+    out = basins_from_labels(g, comps, labels, level, cand, strips, basins, basin_count);
+    TICK("basins");
 done:
     for (int k = 0; maps && k < strips; k++) {
         free(maps[k].key);
         free(maps[k].w);
     }
+    for (int k = 0; cand && k < strips; k++)
+        free(cand[k].items);
+    temp_change(g, (level ? pits[strips] + 1 : 0) * sizeof *level + pit_bytes + comp_bytes, 0);
     free(maps);
     free(row);
     free(pits);
     free(nan_at);
     free(level);
+    free(comps);
+    free(cand);
+    free(g->pit);
+    g->pit = NULL;
     return out;
 }
 
@@ -916,35 +1276,155 @@ done:
 
 /* ---- flat distances ---- */
 
-/* Breadth-first (label-correcting) from the samples queued in q, within samples [lo, hi).
- * With dir (a search from all seeds at once, so each sample is taken after every sample one
- * step nearer the edge): each flat sample's direction is picked as it is taken, which is
- * trn_d8_flat_pick's choice (its nearest neighbours are one step nearer; ties in the same
- * order). */
-static bool flat_relax(dr_state *q, const dr_state *g, size_t lo, size_t hi, uint32_t *dist,
-                       uint8_t *dir)
+/* Breadth-first (label-correcting) from the samples queued in q, within samples [lo, hi). Two
+ * neighbouring flat samples always have the same filled height (were one lower, the other would
+ * descend to it), so the search reads distances alone: a neighbour's distance is above next
+ * only on a flat (TRN_D8_FLAT_EXIT is 0). The search touches nothing else: the directions are
+ * picked afterwards in row order (pick_row_body), not in the search's scattered order. */
+static bool flat_relax(dr_state *q, size_t lo, size_t hi, uint32_t *dist)
 {
-    static const int order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
-    const float *f = g->filled;
-    while (q->trace.count) {
-        const uint32_t c = fifo_pop(&q->trace);
-        const float fc = f[c];
+    ptrdiff_t off[8];
+    memcpy(off, q->off, sizeof off);
+    dr_fifo *t = &q->trace;
+    while (t->count) {
+        const uint32_t c = fifo_pop(t);
         const uint32_t next = dist[c] + 1;
-        if (dir) {
-            for (int k = 0; k < 8; k++) {
-                const size_t m = (size_t)((ptrdiff_t)c + g->off[order[k]]);
-                if (dist[m] + 1 == dist[c] && f[m] == fc) {
-                    dir[c] = (uint8_t)order[k];
-                    break;
+        for (int k = 0; k < 8; k++) {
+            const size_t m = (size_t)((ptrdiff_t)c + off[k]);
+            if (dist[m] <= next || m < lo || m >= hi) continue;
+            dist[m] = next;
+            if (t->count < t->capacity)
+                t->items[(t->head + t->count++) & (t->capacity - 1)] = (uint32_t)m;
+            else if (!fifo_push(q, t, (uint32_t)m))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* trn_d8_flat_pick for samples 1..nx-2 of an inner row, branch-free so the compiler vectorises
+ * it: on a flat sample (distance neither TRN_D8_FLAT_EXIT nor unknown) the first neighbour, in
+ * the order E, S, W, N, SE, SW, NW, NE, of equal filled height one step nearer the edge (the
+ * smallest distance among equal neighbours: distances of neighbours differ by at most one, and
+ * a flat sample next to an equal one that drains has distance 1); other samples keep dir. */
+#define DR_PICK(fv, dv, code) p = (((dv) == want) & ((fv) == fc)) ? (code) : p
+KERNEL void pick_row_body(const float *RESTRICT fu, const float *RESTRICT fm,
+                          const float *RESTRICT fd, const uint32_t *RESTRICT du,
+                          const uint32_t *RESTRICT dm, const uint32_t *RESTRICT dd, size_t nx,
+                          uint8_t *RESTRICT dir)
+{
+    for (size_t i = 1; i + 1 < nx; i++) {
+        const float fc = fm[i];
+        const uint32_t dc = dm[i], want = dc - 1u;
+        uint32_t p = dir[i];
+        DR_PICK(fu[i + 1], du[i + 1], 7u);
+        DR_PICK(fu[i - 1], du[i - 1], 5u);
+        DR_PICK(fd[i - 1], dd[i - 1], 3u);
+        DR_PICK(fd[i + 1], dd[i + 1], 1u);
+        DR_PICK(fu[i], du[i], 6u);
+        DR_PICK(fm[i - 1], dm[i - 1], 4u);
+        DR_PICK(fd[i], dd[i], 2u);
+        DR_PICK(fm[i + 1], dm[i + 1], 0u);
+        dir[i] = (uint8_t)(((dc != TRN_D8_FLAT_EXIT) & (dc != TRN_D8_FLAT_UNKNOWN)) ? p : dir[i]);
+    }
+}
+#undef DR_PICK
+
+typedef void (*pick_row_fn)(const float *, const float *, const float *, const uint32_t *,
+                            const uint32_t *, const uint32_t *, size_t, uint8_t *);
+
+static void pick_row_default(const float *fu, const float *fm, const float *fd, const uint32_t *du,
+                             const uint32_t *dm, const uint32_t *dd, size_t nx, uint8_t *dir)
+{
+    pick_row_body(fu, fm, fd, du, dm, dd, nx, dir);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void pick_row_avx2(const float *fu, const float *fm, const float *fd,
+                                      const uint32_t *du, const uint32_t *dm, const uint32_t *dd,
+                                      size_t nx, uint8_t *dir)
+{
+    pick_row_body(fu, fm, fd, du, dm, dd, nx, dir);
+}
+#endif
+
+static pick_row_fn pick_row_variant(void)
+{
+#if HAVE_AVX2_VARIANT
+    if (__builtin_cpu_supports("avx2")) return pick_row_avx2;
+#endif
+    return pick_row_default;
+}
+
+/* Which samples 1..nx-2 of an inner row start the flat search: flat (dist unknown) next to a
+ * sample of the same filled height that drains (TRN_D8_FLAT_EXIT). Branch-free over the row
+ * (the compiler vectorises it). */
+#define DR_SEED(fv, dv) (((dv) == TRN_D8_FLAT_EXIT) & ((fv) == fc))
+KERNEL void seeds_row_body(const float *RESTRICT fu, const float *RESTRICT fm,
+                           const float *RESTRICT fd, const uint32_t *RESTRICT du,
+                           const uint32_t *RESTRICT dm, const uint32_t *RESTRICT dd, size_t nx,
+                           uint8_t *RESTRICT seed)
+{
+    for (size_t i = 1; i + 1 < nx; i++) {
+        const float fc = fm[i];
+        const bool near = DR_SEED(fm[i + 1], dm[i + 1]) | DR_SEED(fd[i + 1], dd[i + 1]) |
+                          DR_SEED(fd[i], dd[i]) | DR_SEED(fd[i - 1], dd[i - 1]) |
+                          DR_SEED(fm[i - 1], dm[i - 1]) | DR_SEED(fu[i - 1], du[i - 1]) |
+                          DR_SEED(fu[i], du[i]) | DR_SEED(fu[i + 1], du[i + 1]);
+        seed[i] = (uint8_t)((dm[i] == TRN_D8_FLAT_UNKNOWN) & near);
+    }
+}
+#undef DR_SEED
+
+typedef void (*seeds_row_fn)(const float *, const float *, const float *, const uint32_t *,
+                             const uint32_t *, const uint32_t *, size_t, uint8_t *);
+
+static void seeds_row_default(const float *fu, const float *fm, const float *fd, const uint32_t *du,
+                              const uint32_t *dm, const uint32_t *dd, size_t nx, uint8_t *seed)
+{
+    seeds_row_body(fu, fm, fd, du, dm, dd, nx, seed);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void seeds_row_avx2(const float *fu, const float *fm, const float *fd,
+                                       const uint32_t *du, const uint32_t *dm, const uint32_t *dd,
+                                       size_t nx, uint8_t *seed)
+{
+    seeds_row_body(fu, fm, fd, du, dm, dd, nx, seed);
+}
+#endif
+
+static seeds_row_fn seeds_row_variant(void)
+{
+#if HAVE_AVX2_VARIANT
+    if (__builtin_cpu_supports("avx2")) return seeds_row_avx2;
+#endif
+    return seeds_row_default;
+}
+
+/* The seeds of rows [j0, j1) queued in index order (flat samples are never on the border). */
+static bool flat_seeds(dr_state *q, const dr_state *g, size_t j0, size_t j1, const uint32_t *dist,
+                       uint8_t *seed)
+{
+    const size_t nx = g->nx;
+    const seeds_row_fn row = seeds_row_variant();
+    if (j0 < 1) j0 = 1;
+    if (j1 + 1 > g->nz) j1 = g->nz - 1;
+    seed[0] = seed[nx - 1] = 0;
+    for (size_t j = j0; j < j1; j++) {
+        const size_t r = j * nx;
+        row(g->filled + r - nx, g->filled + r, g->filled + r + nx, dist + r - nx, dist + r,
+            dist + r + nx, nx, seed);
+        for (size_t i = 0; i < nx; i++) {
+            if (i + 8 <= nx) {
+                uint64_t word;
+                memcpy(&word, seed + i, sizeof word);
+                if (!word) {
+                    i += 7;
+                    continue;
                 }
             }
-        }
-        for (int d = 0; d < 8; d++) {
-            const size_t m = (size_t)((ptrdiff_t)c + g->off[d]);
-            /* Outside the flats dist is TRN_D8_FLAT_EXIT (0), never above next. */
-            if (dist[m] <= next || f[m] != fc || m < lo || m >= hi) continue;
-            dist[m] = next;
-            if (!fifo_push(q, &q->trace, (uint32_t)m)) return false;
+            if (seed[i] && !fifo_push(q, &q->trace, (uint32_t)(r + i))) return false;
         }
     }
     return true;
@@ -974,25 +1454,17 @@ static int flat_distances(dr_state *g, int parts, uint32_t *dist)
         /* Seeds are found before any distance is written, so no strip reads another's writes. */
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < parts; k++) {
-            for (size_t c = row[k] * nx; c < row[k + 1] * nx; c++) {
-                if (dist[c] != TRN_D8_FLAT_UNKNOWN) continue;
-                for (int d = 0; d < 8; d++) {
-                    const size_t m = (size_t)((ptrdiff_t)c + g->off[d]);
-                    if (dist[m] == TRN_D8_FLAT_EXIT && g->filled[m] == g->filled[c]) {
-                        ok = fifo_push(&q[k], &q[k].trace, (uint32_t)c) && ok;
-                        break;
-                    }
-                }
-            }
+            uint8_t *seed = malloc(nx + 8);
+            ok = seed && flat_seeds(&q[k], g, row[k], row[k + 1], dist, seed) && ok;
+            free(seed);
         }
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < parts; k++) {
             dr_fifo *t = &q[k].trace;
             for (size_t e = 0; e < t->count; e++)
                 dist[t->items[e]] = 1;
-            ok = flat_relax(&q[k], g, row[k] * nx, row[k + 1] * nx, dist,
-                            parts == 1 ? g->dir : NULL) &&
-                 ok;
+            memcpy(q[k].off, g->off, sizeof q[k].off);
+            ok = flat_relax(&q[k], row[k] * nx, row[k + 1] * nx, dist) && ok;
         }
     }
     for (bool changed = ok && parts > 1; changed;) {
@@ -1020,7 +1492,7 @@ static int flat_distances(dr_state *g, int parts, uint32_t *dist)
         if (!changed || !ok) break;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(dr_team(parts)) reduction(&& : ok)
         for (int k = 0; k < parts; k++)
-            ok = flat_relax(&q[k], g, row[k] * nx, row[k + 1] * nx, dist, NULL) && ok;
+            ok = flat_relax(&q[k], row[k] * nx, row[k + 1] * nx, dist) && ok;
         if (!ok) break;
     }
     if (!ok) rc = DR_NOMEM;
@@ -1080,37 +1552,82 @@ static int strip_count(const dr_state *s, int asked)
     return (size_t)t > most ? (int)(most < 1 ? 1 : most) : t;
 }
 
+/* In-degrees of samples 1..nx-2 of an inner row: how many neighbours' codes (low halves of
+ * the direction bytes) point at each; branch-free so the compiler vectorises it. One bit per
+ * neighbour, then the bits counted: GCC 12.2 at -O3 miscompiles the plain sum of the eight
+ * comparisons in this loop's vector tail (-1 added where 1 is meant, on some samples near the
+ * row's end). */
+KERNEL void indeg_row_body(const uint8_t *RESTRICT up, const uint8_t *RESTRICT mid,
+                           const uint8_t *RESTRICT down, size_t nx, uint8_t *RESTRICT count)
+{
+    for (size_t i = 1; i + 1 < nx; i++) {
+        unsigned m = ((mid[i + 1] & DR_CODE) == 4) | ((down[i + 1] & DR_CODE) == 5) << 1 |
+                     ((down[i] & DR_CODE) == 6) << 2 | ((down[i - 1] & DR_CODE) == 7) << 3 |
+                     ((mid[i - 1] & DR_CODE) == 0) << 4 | ((up[i - 1] & DR_CODE) == 1) << 5 |
+                     ((up[i] & DR_CODE) == 2) << 6 | ((up[i + 1] & DR_CODE) == 3) << 7;
+        m = (m & 0x55u) + (m >> 1 & 0x55u);
+        m = (m & 0x33u) + (m >> 2 & 0x33u);
+        count[i] = (uint8_t)((m & 0x0Fu) + (m >> 4));
+    }
+}
+
+typedef void (*indeg_row_fn)(const uint8_t *, const uint8_t *, const uint8_t *, size_t, uint8_t *);
+
+static void indeg_row_default(const uint8_t *up, const uint8_t *mid, const uint8_t *down, size_t nx,
+                              uint8_t *count)
+{
+    indeg_row_body(up, mid, down, nx, count);
+}
+
+#if HAVE_AVX2_VARIANT
+TARGET_AVX2 static void indeg_row_avx2(const uint8_t *up, const uint8_t *mid, const uint8_t *down,
+                                       size_t nx, uint8_t *count)
+{
+    indeg_row_body(up, mid, down, nx, count);
+}
+#endif
+
+static indeg_row_fn indeg_row_variant(void)
+{
+#if HAVE_AVX2_VARIANT
+    if (__builtin_cpu_supports("avx2")) return indeg_row_avx2;
+#endif
+    return indeg_row_default;
+}
+
 /* In-degrees of rows [j0, j1) into the high half of their direction bytes (see DR_INDEG_ONE),
  * and accumulation 1. */
-static void indeg_rows(dr_state *s, size_t j0, size_t j1)
+static bool indeg_rows(dr_state *s, size_t j0, size_t j1)
 {
     const size_t nx = s->nx, nz = s->nz;
+    const indeg_row_fn row = indeg_row_variant();
+    uint8_t *count = malloc(nx);
+    if (!count) return false;
     for (size_t j = j0; j < j1; j++) {
-        const bool edge_row = j == 0 || j + 1 == nz;
-        for (size_t i = 0; i < nx; i++) {
-            const size_t c = j * nx + i;
-            unsigned count = 0;
-            if (!edge_row && i > 0 && i + 1 < nx) {
-                /* Inside: all 8 neighbours exist (the common case, without checks). */
-                const uint8_t *dc = s->dir + c;
-                count = ((dc[1] & DR_CODE) == 4) + ((dc[nx + 1] & DR_CODE) == 5) +
-                        ((dc[nx] & DR_CODE) == 6) + ((dc[nx - 1] & DR_CODE) == 7) +
-                        ((dc[-1] & DR_CODE) == 0) + ((dc[-(ptrdiff_t)nx - 1] & DR_CODE) == 1) +
-                        ((dc[-(ptrdiff_t)nx] & DR_CODE) == 2) +
-                        ((dc[-(ptrdiff_t)nx + 1] & DR_CODE) == 3);
-            } else {
-                for (int d = 0; d < 8; d++) {
-                    const ptrdiff_t ni = (ptrdiff_t)i + TRN_D8_DI[d],
-                                    nj = (ptrdiff_t)j + TRN_D8_DJ[d];
-                    if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)nx || nj >= (ptrdiff_t)nz) continue;
-                    count += (s->dir[(size_t)((ptrdiff_t)c + s->off[d])] & DR_CODE) ==
-                             ((unsigned)d + 4u) % 8u;
-                }
-            }
-            s->dir[c] = (uint8_t)((s->dir[c] & DR_CODE) | count << 4);
-            s->acc[c] = 1;
+        const size_t r = j * nx;
+        uint8_t *dr = s->dir + r;
+        const bool inner = j > 0 && j + 1 < nz && nx >= 3;
+        if (inner) {
+            row(dr - nx, dr, dr + nx, nx, count);
+            for (size_t i = 1; i + 1 < nx; i++)
+                dr[i] = (uint8_t)((dr[i] & DR_CODE) | count[i] << 4);
         }
+        /* The border (every sample of an outer row, the ends of an inner one) with checks. */
+        for (size_t i = 0; i < nx; i += inner ? nx - 1 : 1) {
+            unsigned n = 0;
+            for (int d = 0; d < 8; d++) {
+                const ptrdiff_t ni = (ptrdiff_t)i + TRN_D8_DI[d], nj = (ptrdiff_t)j + TRN_D8_DJ[d];
+                if (ni < 0 || nj < 0 || ni >= (ptrdiff_t)nx || nj >= (ptrdiff_t)nz) continue;
+                n += (s->dir[(size_t)((ptrdiff_t)(r + i) + s->off[d])] & DR_CODE) ==
+                     ((unsigned)d + 4u) % 8u;
+            }
+            dr[i] = (uint8_t)((dr[i] & DR_CODE) | n << 4);
+        }
+        for (size_t i = 0; i < nx; i++)
+            s->acc[r + i] = 1;
     }
+    free(count);
+    return true;
 }
 
 trn_status trn_drainage_compute(const trn_field *field, double sea_level, trn_drainage *out,
@@ -1190,14 +1707,16 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
     s.progress = trn_progress_sub(&whole, 0.0, 0.7);
 
     size_t first_nan = SIZE_MAX;
-    int rc = fill_watersheds(&s, strips, sea_level, &first_nan);
+#ifdef DR_TIMES
+    dr_t0 = dr_now();
+#endif
+    int rc = fill_watersheds(&s, strips, sea_level, &first_nan, &basins, &basin_count);
     if (first_nan != SIZE_MAX) {
         st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                            "drainage: expected finite heights, found NaN at sample (%zu, %zu)",
                            first_nan % s.nx, first_nan / s.nx);
         goto fail;
     }
-    if (rc == DR_OK) rc = find_basins(&s, strips > 1 ? strips : 1, &basins, &basin_count);
     if (rc == DR_NOMEM) goto no_memory;
     if (rc == DR_CANCEL) goto cancelled;
     if (trn_progress_report(&s.progress, 1.0, "drainage")) goto cancelled;
@@ -1255,29 +1774,26 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
             }
         }
         free(rowbuf);
+        TICK("steepest");
         if (flats) {
             /* Breadth-first from every flat sample next to its flat's edge (the distances do
              * not depend on the order the seeds are queued in). */
             if (trn_progress_report(&dir_p, 0.4, "drainage")) goto cancelled;
             if (flat_distances(&s, strips > 1 ? strips : 1, dist) != DR_OK) goto no_memory;
-            /* One strip picked each flat sample's direction during its search; strips
-             * corrected distances across their edges afterwards, so they pick now. */
-            for (size_t b = 0; strips > 1 && b < nz; b += DR_BLOCK_ROWS) {
+            const pick_row_fn pick = pick_row_variant();
+            for (size_t b = 1; b + 1 < nz; b += DR_BLOCK_ROWS) {
                 if (trn_progress_report(&dir_p, 0.6 + (double)b / (double)nz * 0.2, "drainage"))
                     goto cancelled;
-                const size_t e = b + DR_BLOCK_ROWS < nz ? b + DR_BLOCK_ROWS : nz;
+                const size_t e = b + DR_BLOCK_ROWS < nz - 1 ? b + DR_BLOCK_ROWS : nz - 1;
 #pragma omp parallel for schedule(static) num_threads(team)
                 for (size_t j = b; j < e; j++) {
-                    for (size_t i = 0; i < nx; i++) {
-                        const size_t c = j * nx + i;
-                        if (dist[c] == TRN_D8_FLAT_EXIT || s.dir[c] == TRN_DRAIN_OUTLET) continue;
-                        /* Every flat reaches its edge, so a pick exists. */
-                        const int pick = trn_d8_flat_pick(&s.filled[c], &dist[c], s.off);
-                        if (pick >= 0) s.dir[c] = (uint8_t)pick;
-                    }
+                    const size_t r = j * nx;
+                    pick(s.filled + r - nx, s.filled + r, s.filled + r + nx, dist + r - nx,
+                         dist + r, dist + r + nx, nx, s.dir + r);
                 }
             }
         }
+        TICK("flats");
         /* In-degrees, in the high half of each direction byte: each sample counts the
          * neighbours that drain into it; the accumulation's starting ones set to 1 on the same
          * pass. A thread writes the bytes of its own rows only while it reads the neighbours'
@@ -1289,27 +1805,33 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
             const size_t e = b + DR_BLOCK_ROWS < nz ? b + DR_BLOCK_ROWS : nz;
             const size_t rows = e - b;
             const int chunks = team > 1 && rows >= 3 * (size_t)team ? team : 1;
-#pragma omp parallel for schedule(static) num_threads(chunks)
+            bool counted = true;
+#pragma omp parallel for schedule(static) num_threads(chunks) reduction(&& : counted)
             for (int t = 0; t < chunks; t++) {
                 const size_t r0 = b + rows * (size_t)t / (size_t)chunks,
                              r1 = b + rows * (size_t)(t + 1) / (size_t)chunks;
                 if (chunks == 1)
-                    indeg_rows(&s, r0, r1);
+                    counted = indeg_rows(&s, r0, r1) && counted;
                 else
-                    indeg_rows(&s, r0 + 1, r1 - 1);
+                    counted = indeg_rows(&s, r0 + 1, r1 - 1) && counted;
             }
             for (int t = 0; chunks > 1 && t < chunks; t++) {
                 const size_t r0 = b + rows * (size_t)t / (size_t)chunks,
                              r1 = b + rows * (size_t)(t + 1) / (size_t)chunks;
-                indeg_rows(&s, r0, r0 + 1);
-                indeg_rows(&s, r1 - 1, r1);
+                counted = indeg_rows(&s, r0, r0 + 1) && counted;
+                counted = indeg_rows(&s, r1 - 1, r1) && counted;
             }
+            if (!counted) goto no_memory;
         }
         /* Accumulation: start at every sample nothing drains into and walk downstream while
          * the next sample has received all its inflow. Each strip of rows walks its own
          * samples at once; water leaving a strip is kept as (target, amount) and delivered
          * afterwards on one thread, walking on where it completes a sample's inflow. The sums
-         * are of integers, so the order they are added in changes nothing. */
+         * are of integers, so the order they are added in changes nothing. (Blocks of 32-512
+         * rows on one thread, to keep each walk within the cache, saved nothing on the ridged
+         * 4096^2 bench terrain: the walks' 0.165 s CPU became 0.11-0.15 s plus 0.02-0.07 s
+         * delivering what crossed blocks.) */
+        TICK("indeg");
         const trn_progress acc_p = trn_progress_sub(&whole, 0.85, 1.0);
         if (trn_progress_report(&acc_p, 0.0, "drainage")) goto cancelled;
         const int parts = strips > 1 ? strips : 1;
@@ -1324,26 +1846,42 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
             uint32_t *const acc = s.acc;
             ptrdiff_t off[8];
             memcpy(off, s.off, sizeof off);
-            for (size_t c0 = lo; c0 < hi; c0++) {
-                if (dir[c0] > DR_CODE) continue; /* inflow still to come, or done */
-                size_t c = c0;
-                for (;;) {
-                    const unsigned dc = dir[c];
-                    dir[c] = (uint8_t)(dc | DR_DONE);
-                    if (dc == TRN_DRAIN_OUTLET) break;
-                    const size_t t = (size_t)((ptrdiff_t)c + off[dc]);
-                    if (t < lo || t >= hi) {
-                        flows_ok = flows_add(&flows[k], (uint32_t)t, acc[c]) && flows_ok;
-                        break;
+            /* The sources (nothing drains into them; no walk ever reaches one) of each row are
+             * listed first without a branch, then walked from: a test per sample of whether
+             * to start would be mispredicted about as often as not. */
+            uint32_t *src = malloc(nx * sizeof *src);
+            if (!src) {
+                flows_ok = false;
+                continue;
+            }
+            for (size_t r0 = lo; r0 < hi; r0 += nx) {
+                size_t ns = 0;
+                for (size_t i = 0; i < nx; i++) {
+                    src[ns] = (uint32_t)i;
+                    ns += dir[r0 + i] <= DR_CODE;
+                }
+                for (size_t q = 0; q < ns; q++) {
+                    size_t c = r0 + src[q];
+                    for (;;) {
+                        const unsigned dc = dir[c];
+                        dir[c] = (uint8_t)(dc | DR_DONE);
+                        if (dc == TRN_DRAIN_OUTLET) break;
+                        const size_t t = (size_t)((ptrdiff_t)c + off[dc]);
+                        if (t < lo || t >= hi) {
+                            flows_ok = flows_add(&flows[k], (uint32_t)t, acc[c]) && flows_ok;
+                            break;
+                        }
+                        acc[t] += acc[c];
+                        const unsigned dt = dir[t] - DR_INDEG_ONE;
+                        dir[t] = (uint8_t)dt;
+                        if (dt > DR_CODE) break;
+                        c = t;
                     }
-                    acc[t] += acc[c];
-                    const unsigned dt = dir[t] - DR_INDEG_ONE;
-                    dir[t] = (uint8_t)dt;
-                    if (dt > DR_CODE) break;
-                    c = t;
                 }
             }
+            free(src);
         }
+        TICK("walks");
         size_t flow_bytes = 0;
         for (int k = 0; k < parts; k++)
             flow_bytes += flows[k].capacity * sizeof *flows[k].items;
@@ -1369,11 +1907,13 @@ trn_status trn_drainage_compute_strips(const trn_field *field, double sea_level,
                 }
             }
         }
+        TICK("deliver");
         /* The done marks off again. */
 #pragma omp parallel for schedule(static) num_threads(team)
         for (size_t j = 0; j < nz; j++)
             for (size_t c = j * nx; c < (j + 1) * nx; c++)
                 s.dir[c] = (uint8_t)(s.dir[c] & DR_CODE);
+        TICK("unmark");
         for (int k = 0; k < parts; k++)
             free(flows[k].items);
         free(flows);
