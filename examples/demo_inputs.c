@@ -84,7 +84,7 @@ static int save(const char *dir, const char *name, const trn_image *img)
 /* dem.tif: 257 x 257 float32 samples of 4 m (1024 m across) in UTM zone 33N, corner (500000,
  * 5201028): a valley running north to south between mountains cut by branching side valleys, a
  * basin in its floor where a lake gathers, and a 6 x 6 NoData patch (NaN) that readers fill.
- * Heights about 310 .. 600 m.
+ * Heights about 310 .. 470 m.
  *
  * An analytic valley alone has smooth walls down which water runs side by side (its drainage-
  * area exponent b was 0.82; real land 0.4-0.55), and carving such walls cuts a comb of evenly
@@ -169,7 +169,10 @@ static int dem_evolve(trn_field *f, trn_error *e)
         return 1;
     }
     /* The DEM's window, its evolved relief stretched from the valley's lowest point up to the
-     * top (a monotone map: every drainage path stays). */
+     * top (a monotone map: every drainage path stays). A top of 470 m, some 160 m of relief,
+     * gives slopes of about 22 degrees median on the DEM's 4 m cells and 27 at 1 m, as a
+     * mountain valley 1 km across reads; stretched to 600 m they were 38 and 45 degrees and
+     * the hillshade was black in every gully. */
     float elo = INFINITY, ehi = -INFINITY;
     for (uint32_t j = 0; j < DEM_S; j++)
         for (uint32_t i = 0; i < DEM_S; i++) {
@@ -179,7 +182,7 @@ static int dem_evolve(trn_field *f, trn_error *e)
             ehi = fmaxf(ehi, h);
         }
     trn_field_dispose(&w);
-    const double top = 600.0;
+    const double top = 470.0;
     for (size_t k = 0; k < (size_t)DEM_S * DEM_S; k++)
         f->heights[k] = (float)(lo + (f->heights[k] - elo) * (top - lo) / (ehi - elo));
     return 0;

@@ -26,7 +26,7 @@ static const example_limits EXAMPLES[] = {
     {"mountains.json", 1.08, 2.0, 0.03, 0.38, 0.58},
     {"valley.json", 1.08, 2.0, 0.03, 0.38, 0.58},
     {"waters.json", 1.08, 2.0, 0.03, 0.38, 0.58},
-    /* Read from the demo's DEM, whose mountains terrane_demo_inputs evolves (b 0.51 here;
+    /* Read from the demo's DEM, whose mountains terrane_demo_inputs evolves (b 0.54 here;
      * the analytic valley it replaced drained side by side, 0.92). */
     {"dem_level.json", 1.08, 2.0, 0.03, 0.38, 0.58},
 };
