@@ -106,8 +106,8 @@ static void compare(const trn_field *f, double sea, const char *what)
             trn_drainage_tiling g = {f->cells_x, f->cells_z, f->size_x, f->size_z,
                                      sea,        sizes[s],   0,         0};
             trn_drainage_tiles *t = NULL;
-            CHECK_OK(trn_drainage_tiled_compute(comm, &g, field_heights, NULL, &t, NULL, NULL,
-                                                NULL));
+            CHECK_OK(
+                trn_drainage_tiled_compute(comm, &g, field_heights, NULL, &t, NULL, NULL, NULL));
             memset(tiled, 0xff, n * sizeof *tiled);
             CHECK_OK(trn_drainage_tiles_breach(t, field_heights, NULL, paste, tiled, NULL));
             const bool ok = memcmp(whole, tiled, n * sizeof *tiled) == 0;

@@ -92,7 +92,6 @@ static int exit_by_at(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-
 /* An exit's place in the order the exits are taken: donors (lower accumulation) first. */
 typedef struct bt_order {
     uint32_t acc;
@@ -150,9 +149,9 @@ static trn_status oom(trn_error *err)
     return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "tiled breach: out of memory");
 }
 
-trn_status trn_drainage_tiles_breach(const trn_drainage_tiles *tiles,
-                                     trn_tile_heights_fn heights, void *user,
-                                     trn_tile_values_fn emit, void *emit_user, trn_error *err)
+trn_status trn_drainage_tiles_breach(const trn_drainage_tiles *tiles, trn_tile_heights_fn heights,
+                                     void *user, trn_tile_values_fn emit, void *emit_user,
+                                     trn_error *err)
 {
     if (!tiles || !heights || !emit)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
