@@ -78,9 +78,9 @@ void trn_drainage_tiles_free(trn_drainage_tiles *tiles);
  * then each tile is breached again with its inflows (the shape of Barnes 2017's
  * accumulation). Holds one tile's heights and the exits. Needs every tile on this process
  * (TRN_ERR_INVALID_ARGUMENT otherwise); errors: TRN_ERR_NO_MEMORY, the callbacks'. */
-trn_status trn_drainage_tiles_breach(const trn_drainage_tiles *tiles,
-                                     trn_tile_heights_fn heights, void *user,
-                                     trn_tile_values_fn emit, void *emit_user, trn_error *err);
+trn_status trn_drainage_tiles_breach(const trn_drainage_tiles *tiles, trn_tile_heights_fn heights,
+                                     void *user, trn_tile_values_fn emit, void *emit_user,
+                                     trn_error *err);
 
 /* The whole field in, the whole result out, on one process: trn_drainage_compute's arrays by
  * way of tiles (basins empty). */
