@@ -176,6 +176,7 @@ typedef struct collect {
     uint32_t tiles;
     bool row_order_broken;
     uint32_t last_x0, last_z0;
+    uint32_t stride; /* samples a row; 0: SAMPLES */
 } collect;
 
 static trn_status collect_tile(void *user, uint32_t x0, uint32_t z0, uint32_t nx, uint32_t nz,
@@ -189,7 +190,8 @@ static trn_status collect_tile(void *user, uint32_t x0, uint32_t z0, uint32_t nx
     c->last_z0 = z0;
     c->tiles++;
     for (uint32_t j = 0; j < nz; j++)
-        memcpy(c->v + (size_t)(z0 + j) * SAMPLES + x0, values + (size_t)j * nx, nx * sizeof(float));
+        memcpy(c->v + (size_t)(z0 + j) * (c->stride ? c->stride : SAMPLES) + x0,
+               values + (size_t)j * nx, nx * sizeof(float));
     return TRN_OK;
 }
 
@@ -689,6 +691,96 @@ static void test_erosion_by_rows_in_tiles(void)
     remove(TILE_CACHE);
 }
 
+/* With a disk tile cache, a Drain Depressions whose field is a global node's runs in tiles
+ * (the tiled drainage, then each tile breached or filled) from the cache to the cache: its
+ * heights, a tile node reading them and the output are the whole grid's bytes, breaching and
+ * filling, with and without a sea (a DEM with closed pits; the droplets' output read back
+ * from the cache), for tiles of 16, 23, 100 and 1000 on 129 samples (cache
+ * tiles of 64: a last row of one sample; of 100: a short last row; one tile), one and two
+ * threads. */
+static void test_drain_in_tiles(void)
+{
+    enum { DC = 128u, DS = DC + 1u };
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"size\":[1280,1280],\"resolution\":[%u,%u],\"seed\":11,\"sea_level\":-4,"
+             "\"default_landform\":\"hills\",\"landforms\":{\"hills\":{\"height_variation\":60,"
+             "\"feature_size\":200,\"octaves\":5}},\"default_biome\":\"g\",\"biomes\":{\"g\":{"
+             "\"color\":[0.4,0.6,0.3,1]}},\"graph\":{\"format_version\":1,\"output\":\"out\","
+             "\"nodes\":[{\"id\":\"n\",\"type\":\"noise_terrain\",\"params\":{"
+             "\"height_variation\":60,\"feature_size\":200,\"octaves\":5}},"
+             "{\"id\":\"sp\",\"type\":\"stream_power\",\"params\":{\"coarsen\":4,"
+             "\"fine_steps\":2,\"steps\":6},\"inputs\":{\"field\":{\"node\":\"n\"}}},"
+             "{\"id\":\"er\",\"type\":\"erosion\",\"params\":{\"droplet_density\":0.8,"
+             "\"lifetime\":6,\"thermal_iterations\":3,\"talus_angle\":20},\"inputs\":{"
+             "\"field\":{\"node\":\"sp\",\"pin\":\"field\"}}},"
+             "{\"id\":\"dd\",\"type\":\"drain_depressions\",\"inputs\":{\"field\":{"
+             "\"node\":\"er\",\"pin\":\"field\"}}},"
+             "{\"id\":\"df\",\"type\":\"drain_depressions\",\"params\":{\"mode\":\"fill\","
+             "\"sea\":\"off\"},\"inputs\":{\"field\":{\"node\":\"hin\"}}},"
+             "{\"id\":\"hin\",\"type\":\"heightfield_input\",\"params\":{\"path\":\"" DEM "\","
+             "\"format\":\"r16\",\"max_height\":80}},"
+             "{\"id\":\"dh\",\"type\":\"drain_depressions\",\"params\":{\"sea\":\"off\"},"
+             "\"inputs\":{\"field\":{\"node\":\"hin\"}}},"
+             "{\"id\":\"ds\",\"type\":\"drain_depressions\",\"params\":{\"sea_level\":2},"
+             "\"inputs\":{\"field\":{\"node\":\"hin\"}}},"
+             "{\"id\":\"mix\",\"type\":\"height_blend\",\"inputs\":{\"a\":{\"node\":\"dd\"},"
+             "\"b\":{\"node\":\"ds\"}}},"
+             "{\"id\":\"mix2\",\"type\":\"height_blend\",\"inputs\":{\"a\":{\"node\":"
+             "\"mix\"},\"b\":{\"node\":\"dh\"}}},"
+             "{\"id\":\"mix3\",\"type\":\"height_blend\",\"inputs\":{\"a\":{\"node\":"
+             "\"mix2\"},\"b\":{\"node\":\"df\"}}},"
+             "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":"
+             "\"mix3\"}}}]}}",
+             DC, DC);
+    trn_recipe r;
+    trn_graph g;
+    trn_error e;
+    CHECK(write_dem());
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "drain.json", &r, NULL, &e));
+    CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
+    for (int threads = 1; threads <= 2; threads++) {
+        trn_graph_options o;
+        memset(&o, 0, sizeof o);
+        o.threads = threads;
+        trn_graph_run *run = NULL;
+        CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+        static const char *const ids[] = {"dd", "df", "ds", "dh", "mix3"};
+        const uint32_t sizes[] = {16, 23, 100, 1000};
+        for (int q = 0; q < 5 && run; q++) {
+            trn_graph_value val;
+            CHECK_OK(trn_graph_run_output(run, ids[q], NULL, &val, &e));
+            for (int k = 0; k < 4; k++) {
+                collect c;
+                memset(&c, 0, sizeof c);
+                c.v = calloc((size_t)DS * DS, sizeof(float));
+                c.stride = DS;
+                const trn_graph_tile_options to = {
+                    .tile = sizes[k], .node_id = ids[q], .cache_dir = TILE_CACHE};
+                CHECK_OK(
+                    trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, NULL, NULL, &e));
+                const bool same = memcmp(c.v, val.values, (size_t)DS * DS * sizeof(float)) == 0;
+                if (!same)
+                    fprintf(stderr, "%s tile %u, %d threads differs\n", ids[q], sizes[k], threads);
+                CHECK(same);
+                free(c.v);
+            }
+        }
+        /* The depressions are there to drain: breaching and filling give other heights. */
+        trn_graph_value in, drained;
+        CHECK_OK(trn_graph_run_output(run, "hin", NULL, &in, &e));
+        CHECK_OK(trn_graph_run_output(run, "dh", NULL, &drained, &e));
+        CHECK(memcmp(in.values, drained.values, (size_t)DS * DS * sizeof(float)) != 0);
+        CHECK_OK(trn_graph_run_output(run, "ds", NULL, &drained, &e));
+        CHECK(memcmp(in.values, drained.values, (size_t)DS * DS * sizeof(float)) != 0);
+        trn_graph_run_free(run);
+    }
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    remove(DEM);
+    remove(TILE_CACHE);
+}
+
 /* ---- sculpt and protection strokes on tiles ---- */
 
 /* Strokes that cross tile borders, reach the grid's edge, smooth across a tile border (one with
@@ -1091,6 +1183,7 @@ int main(void)
     RUN(test_tile_cache_equal_whole);
     RUN(test_fine_steps_in_tiles);
     RUN(test_erosion_by_rows_in_tiles);
+    RUN(test_drain_in_tiles);
     RUN(test_strokes_on_tiles);
     RUN(test_far_corner_of_largest_grid);
     RUN(test_global_node_on_largest_grid);

@@ -18,6 +18,10 @@ extern "C" {
 typedef trn_status (*trn_tile_heights_fn)(void *user, uint32_t i0, uint32_t j0, uint32_t w,
                                           uint32_t h, float *out, trn_error *err);
 
+/* Receives the results of samples [i0, i0 + w) x [j0, j0 + h) (w * h values, row-major). */
+typedef trn_status (*trn_tile_values_fn)(void *user, uint32_t i0, uint32_t j0, uint32_t w,
+                                         uint32_t h, const float *values, trn_error *err);
+
 /* The grid and what was measured while solving it. */
 typedef struct trn_drainage_tiling {
     uint32_t cells_x, cells_z; /* samples: cells + 1 per axis */
@@ -65,6 +69,18 @@ void trn_drainage_tiles_stats(const trn_drainage_tiles *tiles, trn_drainage_tile
 trn_status trn_drainage_tiles_gather(const trn_drainage_tiles *tiles, trn_comm *comm,
                                      trn_drainage *out, trn_error *err);
 void trn_drainage_tiles_free(trn_drainage_tiles *tiles);
+
+/* trn_drainage_breach over tiles: the input heights (heights, read twice a tile) breached
+ * along tiles' directions, handed to emit tile by tile in tile order, byte for byte
+ * trn_drainage_breach's on the whole grid with that grid's drainage. Each tile is breached
+ * alone, then the heights its exits (samples draining into another tile) pass on are solved in
+ * order of accumulation, each one's value lowered one float a step along its receiver's path,
+ * then each tile is breached again with its inflows (the shape of Barnes 2017's
+ * accumulation). Holds one tile's heights and the exits. Needs every tile on this process
+ * (TRN_ERR_INVALID_ARGUMENT otherwise); errors: TRN_ERR_NO_MEMORY, the callbacks'. */
+trn_status trn_drainage_tiles_breach(const trn_drainage_tiles *tiles, trn_tile_heights_fn heights,
+                                     void *user, trn_tile_values_fn emit, void *emit_user,
+                                     trn_error *err);
 
 /* The whole field in, the whole result out, on one process: trn_drainage_compute's arrays by
  * way of tiles (basins empty). */

@@ -9,6 +9,7 @@
 #include "graph/nodes/node_common.h"
 #include "graph/tile_store.h"
 #include "graph/tiles.h"
+#include "terrane/drainage_tiled.h"
 #include "recipe/recipe_internal.h"
 
 #ifdef _OPENMP
@@ -487,6 +488,148 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
     return TRN_OK;
 }
 
+/* ---- Drain Depressions tile by tile, from the tile cache to the tile cache ---- */
+
+/* Whether global node k is a Drain Depressions that runs in tiles here: with a tile cache and
+ * its field from a global node (read back from the cache a tile at a time). */
+static bool drain_in_tiles_cached(const tiler *t, int k, bool cached)
+{
+    if (!cached || t->reach[k].kind != TRN_REACH_GLOBAL) return false;
+    if (strcmp(t->g->nodes[k].type, "drain_depressions") != 0) return false;
+    const int field = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS];
+    return field >= 0 && t->reach[field].kind == TRN_REACH_GLOBAL;
+}
+
+static bool drain_in_tiles(const tiler *t, int k)
+{
+    return drain_in_tiles_cached(t, k, t->store != NULL);
+}
+
+typedef struct drain_job {
+    tiler *t;
+    int src; /* the field input's node and pin */
+    uint32_t src_pin;
+    bool src_transport;
+    uint64_t key;     /* the drain node's */
+    float *band, *tr; /* rows of the output being gathered, their transport */
+    size_t band_z0;   /* the band's first row */
+} drain_job;
+
+/* The field input's heights on a tile: from memory or the tile cache. */
+static trn_status drain_heights(void *user, uint32_t i0, uint32_t j0, uint32_t w, uint32_t h,
+                                float *out, trn_error *err)
+{
+    drain_job *j = user;
+    tiler *t = j->t;
+    if (t->whole[j->src]) {
+        const float *v = (const float *)t->whole[j->src]->outputs[j->src_pin].values->data;
+        for (uint32_t r = 0; r < h; r++)
+            memcpy(out + (size_t)r * w, v + ((size_t)j0 + r) * t->sx + i0, w * sizeof(float));
+        return TRN_OK;
+    }
+    return trn_tile_store_read(t->store, t->shell[j->src]->key, j->src_pin, i0, j0, w, h, out,
+                               NULL, err);
+}
+
+/* A tile's final heights into the band of its tile row; a finished tile row into the cache
+ * (a last tile row of one sample goes with the row before it, as the cache stores it). */
+static trn_status drain_emit(void *user, uint32_t i0, uint32_t j0, uint32_t w, uint32_t h,
+                             const float *values, trn_error *err)
+{
+    drain_job *j = user;
+    tiler *t = j->t;
+    for (uint32_t r = 0; r < h; r++)
+        memcpy(j->band + ((size_t)j0 - j->band_z0 + r) * t->sx + i0, values + (size_t)r * w,
+               w * sizeof(float));
+    if (i0 + (size_t)w < t->sx) return TRN_OK;
+    const size_t end = (size_t)j0 + h;
+    if (end + 1u == t->sz) return TRN_OK; /* the one-sample row comes next */
+    const size_t rows = end - j->band_z0;
+    trn_status st = TRN_OK;
+    /* The output keeps its input's transport (a conditioning, not moved material). */
+    if (j->src_transport && t->whole[j->src]) {
+        const trn_gbuf *b = t->whole[j->src]->outputs[j->src_pin].transport;
+        memcpy(j->tr, (const float *)b->data + j->band_z0 * t->sx, rows * t->sx * sizeof(float));
+    } else if (j->src_transport) {
+        st = trn_tile_store_read(t->store, t->shell[j->src]->key, j->src_pin, 0,
+                                 (uint32_t)j->band_z0, t->sx, (uint32_t)rows, NULL, j->tr, err);
+    }
+    if (!st)
+        st = trn_tile_store_put_rows(t->store, j->key, 0, (uint32_t)j->band_z0, (uint32_t)rows,
+                                     j->band, j->src_transport ? j->tr : NULL, err);
+    j->band_z0 = end;
+    return st;
+}
+
+/* Drain Depressions node k in tiles: the tiled drainage of its input (Barnes 2016's priority
+ * flood with a spill graph, one process), then each tile's filled heights, or each tile
+ * breached (trn_drainage_tiles_breach), into the cache a tile row at a time. Holds the tiled
+ * drainage (9 bytes a sample) and a band of rows, not the node's whole grid. */
+static trn_status drain_tiles(tiler *t, int k, trn_progress_fn progress, void *progress_user,
+                              trn_error *err)
+{
+    const trn_graph_node *node = &t->g->nodes[k];
+    const trn_node_type *ty = trn_node_type_find(node->type);
+    drain_job j;
+    memset(&j, 0, sizeof j);
+    j.t = t;
+    j.src = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS];
+    j.src_pin = (uint32_t)t->L.src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS];
+    j.key = t->L.keys[k];
+    j.src_transport = t->whole[j.src] ? t->whole[j.src]->outputs[j.src_pin].transport != NULL
+                                      : ((t->stored_transport[j.src] >> j.src_pin) & 1u) != 0;
+    const twin all = {0, 0, t->sx, t->sz};
+    trn_node_result *sh = result_on(t, all, j.key);
+    if (!sh) return oom(err);
+    if (!t->whole[j.src] && !(t->shell && t->shell[j.src])) {
+        trn_node_result_release(sh);
+        return window_failed(t, err);
+    }
+    const uint32_t tile = t->stored < t->sz ? t->stored : t->sz;
+    const size_t band = ((size_t)tile + 1u) * t->sx;
+    j.band = malloc(band * sizeof(float));
+    j.tr = j.src_transport ? malloc(band * sizeof(float)) : NULL;
+    trn_status st = TRN_OK;
+    if (!j.band || (j.src_transport && !j.tr)) st = oom(err);
+    const bool fill = trn_node_drain_fills(node, ty);
+    trn_comm *comm = st ? NULL : trn_comm_serial_new();
+    if (!st && !comm) st = oom(err);
+    trn_drainage_tiling g = {sh->cells_x, sh->cells_z, sh->size_x, sh->size_z,
+                             trn_node_drainage_sea(node, ty, t->recipe), t->stored, 0, 0};
+    trn_drainage_tiles *dt = NULL;
+    if (!st)
+        st = trn_drainage_tiled_compute(comm, &g, drain_heights, &j, &dt, progress, progress_user,
+                                        err);
+    if (!st && fill) {
+        trn_drainage_tiled_stats s;
+        trn_drainage_tiles_stats(dt, &s);
+        for (size_t q = 0; q < s.tiles && !st; q++) {
+            uint32_t i0, j0, w, h;
+            const float *filled;
+            trn_drainage_tiles_tile(dt, q, &i0, &j0, &w, &h, &filled, NULL, NULL);
+            st = drain_emit(&j, i0, j0, w, h, filled, err);
+        }
+    } else if (!st) {
+        st = trn_drainage_tiles_breach(dt, drain_heights, &j, drain_emit, &j, err);
+    }
+    trn_drainage_tiles_free(dt);
+    trn_comm_free(comm);
+    free(j.band);
+    free(j.tr);
+    if (!st) {
+        sh->output_count = ty->output_count;
+        sh->outputs[0].kind = ty->outputs[0].kind;
+        if (j.src_transport) t->stored_transport[k] |= 1u;
+        if (!(sh->outputs[0].values = trn_gbuf_new(0, sizeof(float)))) st = oom(err);
+    }
+    if (st) {
+        trn_node_result_release(sh);
+        return st;
+    }
+    t->shell[k] = sh;
+    return TRN_OK;
+}
+
 /* Evaluate node k on window w, its inputs given by get (cropped to w). */
 typedef trn_node_result *(*input_fn)(void *user, int source, twin w);
 
@@ -840,7 +983,8 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         for (uint32_t q = 0; q < t->L.order_count; q++) {
             const int k = t->L.order[q];
             /* An erosion run by rows reads its field from the cache, not whole. */
-            if (!up[k] || tiled_kind(t->reach[k].kind) || by_rows(t, k)) continue;
+            if (!up[k] || tiled_kind(t->reach[k].kind) || by_rows(t, k) || drain_in_tiles(t, k))
+                continue;
             const trn_node_type *ty = trn_node_type_find(t->g->nodes[k].type);
             for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
                 const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
@@ -868,6 +1012,8 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         trn_progress sub = trn_progress_make(node_bridge_fn, &nb);
         if (!st && by_rows(t, k)) {
             st = erosion_rows(t, k, &sub, err);
+        } else if (!st && drain_in_tiles(t, k)) {
+            st = drain_tiles(t, k, node_bridge_fn, &nb, err);
         } else {
             /* A global input that left memory (one run by rows never held it) comes back. */
             for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS && !st; i++) {
@@ -1103,6 +1249,9 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
                     ? trn_node_erosion_rows_bytes(&graph->nodes[k], ty, recipe, qual, chunk)
                 : trn_node_evolve_fine_in_tiles(&graph->nodes[k], ty, recipe, qual)
                     ? whole * 3u
+                : drain_in_tiles_cached(&t, k, true)
+                    /* the tiled drainage's 9 bytes a sample, a band of rows and its transport */
+                    ? whole * 9u / 4u + 4u * (uint64_t)(chunk + 1u) * t.sx * sizeof(float)
                     : whole * 2u * ((ty->output_count ? ty->output_count : 1u) + ty->input_count);
             if (g > global_peak) global_peak = g;
         }

@@ -48,4 +48,7 @@ uint64_t trn_node_erosion_rows_bytes(const trn_graph_node *n, const trn_node_typ
 bool trn_node_evolve_fine_in_tiles(const trn_graph_node *n, const trn_node_type *t,
                                    const trn_recipe *recipe, trn_erosion_quality quality);
 
+/* Whether a Drain Depressions node fills (mode fill) rather than breaches. */
+bool trn_node_drain_fills(const trn_graph_node *n, const trn_node_type *t);
+
 #endif

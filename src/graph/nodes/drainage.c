@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "graph/nodes/node_common.h"
+#include "graph/tiles.h"
 
 static const trn_pin_spec in_field[] = {
     {"field", TRN_PIN_HEIGHTFIELD, true, "the terrain whose grid (and heights) it uses"}};
@@ -205,6 +206,13 @@ static trn_status dd_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
     /* Conditioning, not moved material (as a carve): the input's transport stands. */
     if (!st) trn_node_pass_transport(r, 0, c->inputs[0]);
     return st;
+}
+
+bool trn_node_drain_fills(const trn_graph_node *n, const trn_node_type *t)
+{
+    dd_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(dd_fields), &p);
+    return p.mode == 1;
 }
 
 const trn_node_module trn_node_drain_depressions = {
