@@ -1017,6 +1017,27 @@ static void test_tiles_exclusions(void)
     CHECK(unity_reference(&kept, &gen.field, ref, "scatter_x", 4));
     CHECK_EQ_INT(unity_differ(dir, ref, "scatter_x", 4), 0);
     free(kept.items);
+    /* BeamNG levels of 128 on a 256 x 256 world (the keys' sites are placed there too) say what
+     * the whole grid says at 256. */
+    char lv[600];
+    at(lv, sizeof lv, "bngx/levels/scatter");
+    notes = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --export unity:'%s' "
+                                   "--scatter-exclusions '%s'",
+                                   NULL, &notes, recipe, whole, keys),
+                 0);
+    const char *line = notes ? strstr(notes, keys) : NULL;
+    const size_t len = line ? strcspn(line, "\n") : 0;
+    snprintf(note, sizeof note, "%.*s", (int)len, line ? line : "");
+    CHECK_CONTAINS(note, ": 3 placements suppressed, 1 key matched none"); /* the same sites */
+    free(notes);
+    notes = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --export "
+                                   "beamng:'%s' --scatter-exclusions '%s'",
+                                   NULL, &notes, recipe, lv, keys),
+                 0);
+    CHECK_CONTAINS(notes, note);
+    free(notes);
     /* The ceiling over the tiles: every instance counted once, before suppressing. */
     const unsigned total = (unsigned)gen.instances.count;
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 -q --export unity:'%s' "
@@ -1034,8 +1055,6 @@ static void test_tiles_exclusions(void)
     CHECK_CONTAINS(err, want);
     free(err);
     err = NULL;
-    char lv[600];
-    at(lv, sizeof lv, "bngx/levels/scatter");
     CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --export "
                                    "beamng:'%s' --max-placements 10",
                                    NULL, &err, recipe, lv),
