@@ -935,7 +935,8 @@ static void test_tiles_unity_palette(void)
  * counts as matched when any tile matched it (one lies inside a single tile, one within the
  * cell two tiles' rectangles share, counted once), a key no tile matched counts once. The
  * placement ceiling counts each instance once over the tiles: a world of exactly the ceiling
- * passes, one more is refused, in Unity terrains and BeamNG levels alike. */
+ * passes, one more is refused, in Unity terrains and BeamNG levels alike, where the whole grid
+ * keeps the first ones. */
 static void test_tiles_exclusions(void)
 {
     char recipe[600], dir[600], ref[600], whole[600], keys[600];
@@ -1061,6 +1062,19 @@ static void test_tiles_exclusions(void)
                  1);
     CHECK_CONTAINS(err, "the palette places more than 10 instances over the world");
     free(err);
+    /* The whole grid keeps the first 10 (grass comes first in rule order). */
+    char *out = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --export unity:'%s' --max-placements 10 "
+                                   "--format json",
+                                   &out, NULL, recipe, whole),
+                 0);
+    json_t *sj = json_loads(out ? out : "", 0, NULL);
+    const json_t *u = json_object_get(sj, "unity");
+    CHECK_EQ_INT(json_integer_value(json_object_get(u, "detail_instances")) +
+                     json_integer_value(json_object_get(u, "tree_count")),
+                 10);
+    json_decref(sj);
+    free(out);
     CHECK(!leftover_tiles(tmp));
     trn_generated_dispose(&gen);
     trn_palette_dispose(&pal);
