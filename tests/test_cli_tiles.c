@@ -690,6 +690,72 @@ static const char palette_recipe[] =
     "     \"collision\": \"none\","
     "     \"candidate_spacing\": 4, \"spacing\": 6, \"slope\": [10, 60]}}}}\n";
 
+/* The whole grid's Unity export NAME of these instances in k x k terrains, trees and grass built
+ * as generate builds them (grass rule 0, trees rules 1 and 2 of palette_recipe), into ref. */
+static bool unity_reference(const trn_instances *inst, const trn_field *field, const char *ref,
+                            const char *name, unsigned k)
+{
+    trn_unity_tree *trees = calloc(inst->count + 1u, sizeof *trees);
+    double *points = calloc(2u * inst->count + 2u, sizeof *points);
+    trn_unity_placed_prototype protos[2] = {
+        {"pine", NULL, "asset://levels/scatter/art/shapes/pine.dae"},
+        {"rock", NULL, "asset://models/rock"}};
+    uint32_t nt = 0;
+    size_t np = 0;
+    for (size_t q = 0; trees && points && q < inst->count; q++) {
+        const trn_instance *in = &inst->items[q];
+        if (in->rule == 0) {
+            points[2u * np] = in->x;
+            points[2u * np + 1u] = in->z;
+            np++;
+            continue;
+        }
+        trn_unity_tree *tr = &trees[nt++];
+        tr->position[0] = (float)(in->x / field->size_x);
+        tr->position[1] = (float)in->y;
+        tr->position[2] = (float)(in->z / field->size_z);
+        tr->width_scale = tr->height_scale = (float)in->scale;
+        tr->rotation = (float)(in->yaw * 3.14159265358979323846 / 180.0);
+        tr->color = tr->lightmap_color = 0xffffffffu;
+        tr->prototype = (int32_t)in->rule - 1;
+    }
+    trn_unity_detail_layer grass = {"grass", "prefab://grass", points, np};
+    trn_unity_export_options uo;
+    trn_unity_export_options_default(&uo);
+    uo.name = name;
+    uo.tiles_x = uo.tiles_z = k;
+    uo.trees = trees;
+    uo.tree_count = nt;
+    uo.placed_prototypes = protos;
+    uo.placed_prototype_count = 2;
+    uo.details = &grass;
+    uo.detail_count = 1;
+    trn_error e;
+    const bool ok =
+        trees && points && !trn_unity_export(ref, field, NULL, NULL, &uo, NULL, NULL, NULL, &e);
+    free(trees);
+    free(points);
+    return ok;
+}
+
+/* How many of the k x k terrains NAME_X_Z's trees.json and detail0.png in dir differ from ref's (a
+ * missing file differs). */
+static size_t unity_differ(const char *dir, const char *ref, const char *name, unsigned k)
+{
+    size_t differ = 0;
+    for (unsigned uz = 0; uz < k; uz++)
+        for (unsigned ux = 0; ux < k; ux++) {
+            static const char *const kinds[2] = {"trees.json", "detail0.png"};
+            for (int q = 0; q < 2; q++) {
+                char a[700], b[700];
+                snprintf(a, sizeof a, "%s/%s_%u_%u_%s", dir, name, ux, uz, kinds[q]);
+                snprintf(b, sizeof b, "%s/%s_%u_%u_%s", ref, name, ux, uz, kinds[q]);
+                differ += !same_file(a, b);
+            }
+        }
+    return differ;
+}
+
 /* --export unity with --tiles and a palette: each terrain's trees and detail layers are the
  * files the whole grid's export writes for that tile (trn_unity_export of the whole grid with
  * its instances, tiled), byte for byte, the sea flooded across tiles as over the whole grid;
@@ -739,58 +805,8 @@ static void test_tiles_unity_palette(void)
         CHECK_CONTAINS(notes, "the palette's instances, as the whole grid places them");
         free(notes);
         /* The whole grid's export, tiled: trees and grass built as generate builds them. */
-        trn_unity_tree *trees = calloc(gen.instances.count + 1u, sizeof *trees);
-        double *points = calloc(2u * gen.instances.count + 2u, sizeof *points);
-        trn_unity_placed_prototype protos[2] = {
-            {"pine", NULL, "asset://levels/scatter/art/shapes/pine.dae"},
-                                                {"rock", NULL, "asset://models/rock"}};
-        uint32_t nt = 0;
-        size_t np = 0;
-        for (size_t q = 0; q < gen.instances.count; q++) {
-            const trn_instance *in = &gen.instances.items[q];
-            if (in->rule == 0) {
-                points[2u * np] = in->x;
-                points[2u * np + 1u] = in->z;
-                np++;
-                continue;
-            }
-            trn_unity_tree *tr = &trees[nt++];
-            tr->position[0] = (float)(in->x / gen.field.size_x);
-            tr->position[1] = (float)in->y;
-            tr->position[2] = (float)(in->z / gen.field.size_z);
-            tr->width_scale = tr->height_scale = (float)in->scale;
-            tr->rotation = (float)(in->yaw * 3.14159265358979323846 / 180.0);
-            tr->color = tr->lightmap_color = 0xffffffffu;
-            tr->prototype = (int32_t)in->rule - 1;
-        }
-        trn_unity_detail_layer grass = {"grass", "prefab://grass", points, np};
-        trn_unity_export_options uo;
-        trn_unity_export_options_default(&uo);
-        uo.name = "scatter";
-        uo.tiles_x = uo.tiles_z = k;
-        uo.trees = trees;
-        uo.tree_count = nt;
-        uo.placed_prototypes = protos;
-        uo.placed_prototype_count = 2;
-        uo.details = &grass;
-        uo.detail_count = 1;
-        CHECK_OK(trn_unity_export(ref, &gen.field, NULL, NULL, &uo, NULL, NULL, NULL, &e));
-        size_t compared = 0, differ = 0;
-        for (unsigned uz = 0; uz < k; uz++)
-            for (unsigned ux = 0; ux < k; ux++) {
-                static const char *const kinds[2] = {"trees.json", "detail0.png"};
-                for (int q = 0; q < 2; q++) {
-                    char a[700], b[700];
-                    snprintf(a, sizeof a, "%s/scatter_%u_%u_%s", dir, ux, uz, kinds[q]);
-                    snprintf(b, sizeof b, "%s/scatter_%u_%u_%s", ref, ux, uz, kinds[q]);
-                    differ += !same_file(a, b);
-                    compared++;
-                }
-            }
-        CHECK_EQ_INT(compared, 2u * k * k);
-        CHECK_EQ_INT(differ, 0);
-        free(trees);
-        free(points);
+        CHECK(unity_reference(&gen.instances, &gen.field, ref, "scatter", k));
+        CHECK_EQ_INT(unity_differ(dir, ref, "scatter", k), 0);
         CHECK(!leftover_tiles(tmp));
     }
     /* A palette without a material set leaves the biomes' materials: each terrain's splat map
@@ -914,12 +930,164 @@ static void test_tiles_unity_palette(void)
     trn_recipe_dispose(&r);
 }
 
+/* --scatter-exclusions with --tiles: each Unity terrain's trees and grass are the whole grid's
+ * with the scene's keys suppressed, byte for byte, and the note is the whole grid's: a key
+ * counts as matched when any tile matched it (one lies inside a single tile, one within the
+ * cell two tiles' rectangles share, counted once), a key no tile matched counts once. The
+ * placement ceiling counts each instance once over the tiles: a world of exactly the ceiling
+ * passes, one more is refused, in Unity terrains and BeamNG levels alike, where the whole grid
+ * keeps the first ones. */
+static void test_tiles_exclusions(void)
+{
+    char recipe[600], dir[600], ref[600], whole[600], keys[600];
+    at(recipe, sizeof recipe, "scatter_x.json");
+    CHECK(trn_test_write_file(recipe, palette_recipe, sizeof palette_recipe - 1));
+    trn_recipe r;
+    trn_error e;
+    memset(&r, 0, sizeof r);
+    trn_palette pal;
+    memset(&pal, 0, sizeof pal);
+    trn_generated gen;
+    memset(&gen, 0, sizeof gen);
+    trn_generate_options go;
+    memset(&go, 0, sizeof go);
+    go.palette = &pal;
+    if (trn_recipe_read(recipe, &r, NULL, &e) ||
+        trn_palette_parse(r.palette_json, strlen(r.palette_json), recipe, &pal, &e) ||
+        trn_recipe_generate(&r, &go, &gen, NULL, NULL, &e)) {
+        fprintf(stderr, "the palette recipe: %s\n", e.message);
+        CHECK(false);
+        trn_recipe_dispose(&r);
+        return;
+    }
+    /* Tiles of 32 cells: tile 1 holds cells 32..63, its rectangle reaches a cell beyond each
+     * way, so x in [63, 64) cells lies in tile 1 and in tile 2's rectangle. */
+    const double d = gen.field.size_x / gen.field.cells_x;
+    char inner[TRN_INSTANCE_KEY_MAX] = "", edge[TRN_INSTANCE_KEY_MAX] = "",
+         grass[TRN_INSTANCE_KEY_MAX] = "";
+    for (size_t q = 0; q < gen.instances.count; q++) {
+        const trn_instance *in = &gen.instances.items[q];
+        const double cx = in->x / d, cz = in->z / d;
+        const bool mid_z = cz > 40.0 && cz < 56.0;
+        if (!inner[0] && in->rule && cx > 40.0 && cx < 56.0 && mid_z)
+            trn_instance_key(&pal, in, inner, sizeof inner);
+        else if (!edge[0] && in->rule && cx >= 63.0 && cx < 64.0)
+            trn_instance_key(&pal, in, edge, sizeof edge);
+        else if (!grass[0] && !in->rule && cx > 8.0 && cx < 24.0)
+            trn_instance_key(&pal, in, grass, sizeof grass);
+    }
+    CHECK(inner[0] && edge[0] && grass[0]);
+    at(keys, sizeof keys, "scene_x.json");
+    char text[400];
+    const int n = snprintf(text, sizeof text,
+                           "{\"scatter_exclusions\": [\"%s\", \"pine/999999_999999\", \"%s\", "
+                           "\"%s\"]}",
+                           inner, edge, grass);
+    CHECK(trn_test_write_file(keys, text, (size_t)n));
+    trn_scatter_exclusions ex = {NULL, 0};
+    size_t suppressed = 0, unmatched = 0;
+    CHECK_OK(trn_scatter_exclusions_parse(text, (size_t)n, keys, &ex, &e));
+    trn_instances kept = {calloc(gen.instances.count + 1u, sizeof(trn_instance)),
+                          gen.instances.count};
+    if (kept.items)
+        memcpy(kept.items, gen.instances.items, gen.instances.count * sizeof(trn_instance));
+    CHECK_OK(trn_instances_suppress(&pal, &kept, &ex, &suppressed, &unmatched, &e));
+    CHECK_EQ_INT(suppressed, 3);
+    CHECK_EQ_INT(unmatched, 1);
+    trn_scatter_exclusions_dispose(&ex);
+    char note[800];
+    snprintf(note, sizeof note, "%s: 3 placements suppressed, 1 key matched none", keys);
+    /* The whole grid's run says it so. */
+    char *notes = NULL;
+    at(whole, sizeof whole, "unity_xwhole");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --export unity:'%s' --scatter-exclusions '%s'",
+                                   NULL, &notes, recipe, whole, keys),
+                 0);
+    CHECK_CONTAINS(notes, note);
+    free(notes);
+    /* Tiled, as the whole grid's instances with the keys suppressed. */
+    at(dir, sizeof dir, "unity_x32");
+    at(ref, sizeof ref, "unity_xref32");
+    notes = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 --export unity:'%s' "
+                                   "--scatter-exclusions '%s'",
+                                   NULL, &notes, recipe, dir, keys),
+                 0);
+    CHECK_CONTAINS(notes, note);
+    free(notes);
+    CHECK(unity_reference(&kept, &gen.field, ref, "scatter_x", 4));
+    CHECK_EQ_INT(unity_differ(dir, ref, "scatter_x", 4), 0);
+    free(kept.items);
+    /* BeamNG levels of 128 on a 256 x 256 world (the keys' sites are placed there too) say what
+     * the whole grid says at 256. */
+    char lv[600];
+    at(lv, sizeof lv, "bngx/levels/scatter");
+    notes = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --export unity:'%s' "
+                                   "--scatter-exclusions '%s'",
+                                   NULL, &notes, recipe, whole, keys),
+                 0);
+    const char *line = notes ? strstr(notes, keys) : NULL;
+    const size_t len = line ? strcspn(line, "\n") : 0;
+    snprintf(note, sizeof note, "%.*s", (int)len, line ? line : "");
+    CHECK_CONTAINS(note, ": 3 placements suppressed, 1 key matched none"); /* the same sites */
+    free(notes);
+    notes = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --export "
+                                   "beamng:'%s' --scatter-exclusions '%s'",
+                                   NULL, &notes, recipe, lv, keys),
+                 0);
+    CHECK_CONTAINS(notes, note);
+    free(notes);
+    /* The ceiling over the tiles: every instance counted once, before suppressing. */
+    const unsigned total = (unsigned)gen.instances.count;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 -q --export unity:'%s' "
+                                   "--scatter-exclusions '%s' --max-placements %u",
+                                   NULL, NULL, recipe, dir, keys, total),
+                 0);
+    char *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --tiles 32 --export unity:'%s' "
+                                   "--max-placements %u",
+                                   NULL, &err, recipe, dir, total - 1u),
+                 1);
+    char want[200];
+    snprintf(want, sizeof want, "the palette places more than %u instances over the world",
+             total - 1u);
+    CHECK_CONTAINS(err, want);
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 256x256 --tiles 128 --export "
+                                   "beamng:'%s' --max-placements 10",
+                                   NULL, &err, recipe, lv),
+                 1);
+    CHECK_CONTAINS(err, "the palette places more than 10 instances over the world");
+    free(err);
+    /* The whole grid keeps the first 10 (grass comes first in rule order). */
+    char *out = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --export unity:'%s' --max-placements 10 "
+                                   "--format json",
+                                   &out, NULL, recipe, whole),
+                 0);
+    json_t *sj = json_loads(out ? out : "", 0, NULL);
+    const json_t *u = json_object_get(sj, "unity");
+    CHECK_EQ_INT(json_integer_value(json_object_get(u, "detail_instances")) +
+                     json_integer_value(json_object_get(u, "tree_count")),
+                 10);
+    json_decref(sj);
+    free(out);
+    CHECK(!leftover_tiles(tmp));
+    trn_generated_dispose(&gen);
+    trn_palette_dispose(&pal);
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
     RUN(test_tiles_match_whole_grid);
     RUN(test_tiles_unity);
     RUN(test_tiles_unity_palette);
+    RUN(test_tiles_exclusions);
     RUN(test_tiles_beamng);
     RUN(test_tiles_gltf);
     RUN(test_tiles_refused);

@@ -225,11 +225,50 @@ static void test_suppress(void)
     trn_scatter_exclusions_dispose(&ex);
 }
 
+/* A world in pieces: each piece marks the keys it matched (by list position) and leaves the
+ * others' marks alone, so the keys matched nowhere are those still unmarked after every piece. */
+static void test_suppress_marking(void)
+{
+    make_palette();
+    trn_instance all[8] = {inst(0, 1, 1), inst(0, 2, 1),  inst(0, 10, 4), inst(0, 4, 10),
+                           inst(1, 1, 1), inst(1, 10, 4), inst(1, 3, 3),  inst(1, 30, 3)};
+    trn_instance copy[8];
+    memcpy(copy, all, sizeof all);
+    trn_instances a = {copy, 4}, b = {copy + 4, 4};
+    trn_scatter_exclusions ex;
+    CHECK_OK(parse("[\"pine/10_4\", \"pine/99_99\", \"rock-2/3_3\", \"other/1_1\", \"pine/1_1\"]",
+                   &ex, NULL));
+    uint8_t matched[5] = {0, 0, 0, 0, 0};
+    size_t suppressed = 99;
+    CHECK_OK(trn_instances_suppress_marking(&palette, &a, &ex, matched, &suppressed, NULL));
+    CHECK_EQ_INT(suppressed, 2);
+    CHECK_EQ_INT(a.count, 2);
+    const uint8_t after_a[5] = {1, 0, 0, 0, 1};
+    CHECK(memcmp(matched, after_a, 5) == 0);
+    CHECK_OK(trn_instances_suppress_marking(&palette, &b, &ex, matched, &suppressed, NULL));
+    CHECK_EQ_INT(suppressed, 1);
+    CHECK_EQ_INT(b.count, 3);
+    const uint8_t after_b[5] = {1, 0, 1, 0, 1};
+    CHECK(memcmp(matched, after_b, 5) == 0);
+    /* The first piece again: nothing left to match there, yet its marks stay. */
+    CHECK_OK(trn_instances_suppress_marking(&palette, &a, &ex, matched, &suppressed, NULL));
+    CHECK_EQ_INT(suppressed, 0);
+    CHECK(memcmp(matched, after_b, 5) == 0);
+    const trn_instance kept_b[3] = {all[4], all[5], all[7]};
+    CHECK(hash_of(b.items, b.count) == hash_of(kept_b, 3));
+    /* A nonempty list needs somewhere to mark. */
+    CHECK_STATUS(trn_instances_suppress_marking(&palette, &b, &ex, NULL, NULL, NULL),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(b.count, 3);
+    trn_scatter_exclusions_dispose(&ex);
+}
+
 int main(void)
 {
     RUN(test_key);
     RUN(test_forms);
     RUN(test_errors);
     RUN(test_suppress);
+    RUN(test_suppress_marking);
     return trn_test_finish();
 }

@@ -263,6 +263,18 @@ trn_status trn_instances_suppress(const trn_palette *palette, trn_instances *ino
                                   const trn_scatter_exclusions *exclusions, size_t *suppressed,
                                   size_t *unmatched, trn_error *err);
 
+/* As trn_instances_suppress, for a world whose instances come in pieces (tiles): matched holds
+ * one byte a key, in the list's order (may be NULL for an empty list); each key that matches an
+ * instance of this piece has its byte set to 1, the others are left as they are, so that after
+ * every piece the keys still at 0 matched nothing anywhere. Pieces that overlap may see one
+ * instance twice: suppressed counts this piece's removals, the caller counts each once.
+ * Errors as trn_instances_suppress's (TRN_ERR_INVALID_ARGUMENT also for a nonempty list without
+ * matched); inout and matched are untouched on failure. Thread-safe for distinct instances and
+ * distinct matched. */
+trn_status trn_instances_suppress_marking(const trn_palette *palette, trn_instances *inout,
+                                          const trn_scatter_exclusions *exclusions,
+                                          uint8_t *matched, size_t *suppressed, trn_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1508,14 +1508,13 @@ trn_status trn_scatter_exclusions_parse(const char *text, size_t size, const cha
     return st;
 }
 
-trn_status trn_instances_suppress(const trn_palette *palette, trn_instances *inout,
-                                  const trn_scatter_exclusions *exclusions, size_t *suppressed,
-                                  size_t *unmatched, trn_error *err)
+trn_status trn_instances_suppress_marking(const trn_palette *palette, trn_instances *inout,
+                                          const trn_scatter_exclusions *exclusions,
+                                          uint8_t *matched, size_t *suppressed, trn_error *err)
 {
     if (suppressed) *suppressed = 0;
-    if (unmatched) *unmatched = 0;
     if (!palette || !inout || (inout->count && !inout->items) || !exclusions ||
-        (exclusions->count && !exclusions->keys))
+        (exclusions->count && (!exclusions->keys || !matched)))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "scatter: suppressing needs a palette, instances and a list");
     for (size_t n = 0; n < inout->count; n++)
@@ -1525,12 +1524,7 @@ trn_status trn_instances_suppress(const trn_palette *palette, trn_instances *ino
                                  " but the palette has %" PRIu32 " rules",
                                  n, inout->items[n].rule, palette->rule_count);
     key_ref *refs = sorted_keys((const char *const *)exclusions->keys, exclusions->count);
-    uint8_t *hit = calloc(exclusions->count ? exclusions->count : 1u, 1);
-    if (!refs || !hit) {
-        free(refs);
-        free(hit);
-        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "scatter: out of memory");
-    }
+    if (!refs) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "scatter: out of memory");
     size_t kept = 0, removed = 0;
     for (size_t n = 0; n < inout->count; n++) {
         char key[TRN_INSTANCE_KEY_MAX];
@@ -1546,19 +1540,35 @@ trn_status trn_instances_suppress(const trn_palette *palette, trn_instances *ino
         }
         if (lo < exclusions->count && strcmp(refs[lo].key, key) == 0) {
             for (size_t k = lo; k < exclusions->count && strcmp(refs[k].key, key) == 0; k++)
-                hit[k] = 1;
+                matched[refs[k].index] = 1;
             removed++;
             continue;
         }
         inout->items[kept++] = inout->items[n];
     }
-    size_t missed = 0;
-    for (size_t k = 0; k < exclusions->count; k++)
-        missed += hit[k] == 0;
     free(refs);
-    free(hit);
     inout->count = kept;
     if (suppressed) *suppressed = removed;
-    if (unmatched) *unmatched = missed;
     return TRN_OK;
+}
+
+trn_status trn_instances_suppress(const trn_palette *palette, trn_instances *inout,
+                                  const trn_scatter_exclusions *exclusions, size_t *suppressed,
+                                  size_t *unmatched, trn_error *err)
+{
+    if (suppressed) *suppressed = 0;
+    if (unmatched) *unmatched = 0;
+    if (!exclusions)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "scatter: suppressing needs a palette, instances and a list");
+    uint8_t *hit = calloc(exclusions->count ? exclusions->count : 1u, 1);
+    if (!hit) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "scatter: out of memory");
+    const trn_status st =
+        trn_instances_suppress_marking(palette, inout, exclusions, hit, suppressed, err);
+    size_t missed = 0;
+    for (size_t k = 0; !st && k < exclusions->count; k++)
+        missed += hit[k] == 0;
+    free(hit);
+    if (!st && unmatched) *unmatched = missed;
+    return st;
 }

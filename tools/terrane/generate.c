@@ -115,6 +115,9 @@ static const char *const help_text =
     "  --max-memory SIZE          memory the graph's node results may hold (default 8GiB;\n"
     "                             4GiB, 512MiB): a larger estimate stops before anything runs\n"
     "  --no-work-limit            no work or memory budget (only for recipes you trust)\n"
+    "  --max-placements N         the palette's placement ceiling (default 2000000): the whole\n"
+    "                             grid keeps the first N in placement order, --tiles refuses\n"
+    "                             a world that places more\n"
     "  --quality final|preview    final (default) or preview: erosion nodes run fewer droplets,\n"
     "                             shorter droplet walks and no thermal pass (same grid, noise\n"
     "                             and drainage), for a quick look; the summary says it is a\n"
@@ -333,32 +336,18 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
         pl.loaded = true;
     }
     /* The scene's suppression list, read before generating so a bad file fails fast. */
-    trn_scatter_exclusions suppress = {NULL, 0};
-    if (a.scatter_exclusions) {
-        uint8_t *data = NULL;
-        size_t size = 0;
-        rc = CLI_EXIT_OK;
-        if (!pl.loaded)
-            rc = cli_usage_error(ctx, "--scatter-exclusions needs an engine export (--export) of a "
-                                      "recipe with a palette");
-        else if ((rc = cli_input(ctx, a.scatter_exclusions)) == CLI_EXIT_OK &&
-                 (trn_file_read_all(a.scatter_exclusions, 0, &data, &size, &e) ||
-                  trn_scatter_exclusions_parse((const char *)data, size, a.scatter_exclusions,
-                                               &suppress, &e)))
-            rc = cli_fail(ctx, &e);
-        free(data);
-        if (rc) {
-            gen_placements_dispose(&pl);
-            trn_graph_cache_free(cache);
-            trn_recipe_dispose(&recipe);
-            return rc;
-        }
+    if ((rc = gen_exclusions_read(ctx, &a, &pl))) {
+        gen_placements_dispose(&pl);
+        trn_graph_cache_free(cache);
+        trn_recipe_dispose(&recipe);
+        return rc;
     }
     trn_generate_options go = {.threads = a.threads,
                                .quality = a.quality,
                                .cache = cache,
                                .max_work = a.max_work,
                                .max_memory = a.max_memory,
+                               .max_placements = a.max_placements,
                                .palette = pl.loaded ? &pl.palette : NULL,
                                /* Roles choose the exports' materials where the set binds any. */
                                .roles = a.roles != NULL ||
@@ -375,9 +364,8 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
     }
     if (a.scatter_exclusions) {
         size_t suppressed = 0, unmatched = 0;
-        st = trn_instances_suppress(&pl.palette, &gen.instances, &suppress, &suppressed, &unmatched,
-                                    &e);
-        trn_scatter_exclusions_dispose(&suppress);
+        st = trn_instances_suppress(&pl.palette, &gen.instances, &pl.suppress, &suppressed,
+                                    &unmatched, &e);
         if (st) {
             trn_generated_dispose(&gen);
             gen_placements_dispose(&pl);
@@ -385,9 +373,7 @@ int cli_verb_generate(cli_ctx *ctx, int argc, char **argv)
             trn_recipe_dispose(&recipe);
             return cli_fail(ctx, &e);
         }
-        cli_note(ctx, "%s: %zu placement%s suppressed, %zu key%s matched none",
-                 a.scatter_exclusions, suppressed, suppressed == 1 ? "" : "s", unmatched,
-                 unmatched == 1 ? "" : "s");
+        gen_exclusions_note(ctx, &a, suppressed, unmatched);
     }
     print_node_reports(ctx, &gen);
     const double t1 = now_s();

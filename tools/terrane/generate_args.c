@@ -120,6 +120,7 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
                                             "--memory",
                                             "--tile-cache",
                                             "--max-memory",
+                                            "--max-placements",
                                             NULL};
         bool known = strcmp(arg, "--max-work") == 0;
         for (const char *const *n = names; *n && !known; n++)
@@ -189,6 +190,11 @@ int gen_parse_args(cli_ctx *ctx, int argc, char **argv, gen_args *a, bool *help)
             if (!parse_memory(ctx, "--memory", v, &a->memory)) return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--max-memory") == 0) {
             if (!parse_memory(ctx, "--max-memory", v, &a->max_memory)) return CLI_EXIT_USAGE;
+        } else if (strcmp(arg, "--max-placements") == 0) {
+            uint32_t n;
+            if (!cli_parse_u32(ctx, arg, v, &n)) return CLI_EXIT_USAGE;
+            if (n < 1) return cli_usage_error(ctx, "--max-placements must be at least 1");
+            a->max_placements = n;
         } else if (strcmp(arg, "--max-work") == 0) {
             if (!cli_parse_max_work(ctx, v, &a->max_work)) return CLI_EXIT_USAGE;
         } else if (strcmp(arg, "--quality") == 0) {

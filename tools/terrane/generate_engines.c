@@ -242,7 +242,33 @@ void gen_placements_dispose(placements *p)
 {
     trn_palette_dispose(&p->palette);
     trn_material_set_dispose(&p->set);
+    trn_scatter_exclusions_dispose(&p->suppress);
     memset(p, 0, sizeof *p);
+}
+
+int gen_exclusions_read(cli_ctx *ctx, const gen_args *a, placements *p)
+{
+    if (!a->scatter_exclusions) return CLI_EXIT_OK;
+    if (!p->loaded)
+        return cli_usage_error(ctx, "--scatter-exclusions needs an engine export (--export) of a "
+                                    "recipe with a palette");
+    int rc = cli_input(ctx, a->scatter_exclusions);
+    if (rc) return rc;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trn_error e;
+    if (trn_file_read_all(a->scatter_exclusions, 0, &data, &size, &e) ||
+        trn_scatter_exclusions_parse((const char *)data, size, a->scatter_exclusions, &p->suppress,
+                                     &e))
+        rc = cli_fail(ctx, &e);
+    free(data);
+    return rc;
+}
+
+void gen_exclusions_note(cli_ctx *ctx, const gen_args *a, size_t suppressed, size_t unmatched)
+{
+    cli_note(ctx, "%s: %zu placement%s suppressed, %zu key%s matched none", a->scatter_exclusions,
+             suppressed, suppressed == 1 ? "" : "s", unmatched, unmatched == 1 ? "" : "s");
 }
 
 /* A recipe with a palette: its instances as the level's forest, placed as the TerrainBlock. */

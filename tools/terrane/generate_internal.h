@@ -41,6 +41,7 @@ typedef struct gen_args {
     trn_erosion_quality quality;
     uint64_t max_work;   /* --max-work N / --no-work-limit; 0 = the library's default budget */
     uint64_t max_memory; /* --max-memory SIZE / --no-work-limit; 0 = the library's default */
+    uint64_t max_placements; /* --max-placements N; 0 = TRN_SCATTER_DEFAULT_MAX_PLACEMENTS */
     height_format format;
     bool biome_index, has_max_height;
     bool scaffold; /* --scaffold: the BeamNG level opens and drives */
@@ -98,6 +99,7 @@ typedef struct placements {
     bool loaded;
     trn_palette palette;
     trn_material_set set;
+    trn_scatter_exclusions suppress; /* --scatter-exclusions, read by gen_exclusions_read */
 } placements;
 
 static inline double now_s(void)
@@ -178,6 +180,12 @@ int gen_check_beamng_shape(cli_ctx *ctx, const trn_recipe *r, const char *what);
 
 /* ---- tiled, out of core (generate_tiled.c) ---- */
 
+/* Read --scatter-exclusions into p->suppress (nothing without it): refused unless p holds a
+ * palette an engine export places; a bad file fails naming its place. */
+int gen_exclusions_read(cli_ctx *ctx, const gen_args *a, placements *p);
+/* The note the run gives after suppressing: how many placements went, how many keys matched
+ * none (the same words tiled or not). */
+void gen_exclusions_note(cli_ctx *ctx, const gen_args *a, size_t suppressed, size_t unmatched);
 int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, double t0);
 
 #endif

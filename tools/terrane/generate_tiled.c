@@ -376,10 +376,10 @@ static int tiled_surface_prepare(cli_ctx *ctx, const gen_args *a, const trn_reci
  * are hashes of world positions, and its filters read the samples around it. What is not local
  * is refused: water bodies and the distance to water (the whole surface decides them), biomes
  * where the whole surface decides those, a graph's Scatter Palette node (it places candidates
- * on its own input, before the layers), exclusions (a mask over the strokes' whole box). */
-static const char *scatter_unavailable(const gen_args *a, const trn_recipe *recipe,
-                                       const trn_palette *palette, bool water, char *buf,
-                                       size_t size)
+ * on its own input, before the layers), exclusion strokes (a mask over the strokes' whole box).
+ * A scene's --scatter-exclusions is local: each tile's instances lose the keys it lists. */
+static const char *scatter_unavailable(const trn_recipe *recipe, const trn_palette *palette,
+                                       bool water, char *buf, size_t size)
 {
     if (cli_graph_places_palette(recipe))
         return "a Scatter Palette node places its candidates on its own input field before the "
@@ -390,7 +390,6 @@ static const char *scatter_unavailable(const gen_args *a, const trn_recipe *reci
     for (uint32_t k = 0; k < recipe->stroke_count; k++)
         if (recipe->strokes[k].kind == TRN_STROKE_EXCLUSION)
             return "exclusion strokes block placements through a mask of their whole box";
-    if (a->scatter_exclusions) return "--scatter-exclusions is applied to the whole grid's list";
     for (uint32_t r = 0; r < palette->rule_count; r++) {
         const trn_scatter_rule *rule = &palette->rules[r];
         if (rule->water_distance.has) {
@@ -601,6 +600,11 @@ typedef struct tiled_palette {
     const char **names;
     const trn_material_mapping *mapping; /* the material set's, as the whole grid's JSON lists */
     uint64_t placed, ceiling;
+    /* The scene's suppression list (NULL: none), which of its keys matched in some tile, and
+     * the placements it removed, each counted once, in the tile whose cells hold it. */
+    const trn_scatter_exclusions *suppress;
+    uint8_t *matched;
+    uint64_t suppressed;
 } tiled_palette;
 
 /* The whole grid's instances at x0 <= x < x1, z0 <= z < z1 (rule, cz, cx order). */
@@ -679,6 +683,18 @@ static void unity_placed_dispose(unity_placed *up)
     memset(up, 0, sizeof *up);
 }
 
+/* How many of the instances lie in x0 <= x < x1, z0 <= z < z1. */
+static uint64_t count_within(const trn_instances *inst, double x0, double z0, double x1,
+                             double z1)
+{
+    uint64_t n = 0;
+    for (size_t k = 0; k < inst->count; k++) {
+        const trn_instance *in = &inst->items[k];
+        n += in->x >= x0 && in->x < x1 && in->z >= z0 && in->z < z1;
+    }
+    return n;
+}
+
 static trn_status unity_tile_place(tiled_palette *tp, uint32_t ux, uint32_t uz, uint32_t kx,
                                    uint32_t kz, unity_placed *up, trn_error *e)
 {
@@ -693,15 +709,14 @@ static trn_status unity_tile_place(tiled_palette *tp, uint32_t ux, uint32_t uz, 
                  z1 = uz + 1u < kz ? (double)((uz + 1u) * t + 1u) * dz : INFINITY;
     trn_status st = tiled_place(tp, x0, z0, x1, z1, &up->inst, e);
     if (st) return st;
-    /* The ceiling: every instance counted once, in the tile whose cells hold it. */
+    /* The ceiling: every instance counted once, in the tile whose cells hold it, before the
+     * scene's list suppresses any (the whole grid places, then suppresses). */
     const double cx0 = ux ? (double)(ux * t) * dx : -INFINITY,
                  cz0 = uz ? (double)(uz * t) * dz : -INFINITY;
     const double cx1 = ux + 1u < kx ? (double)((ux + 1u) * t) * dx : INFINITY,
                  cz1 = uz + 1u < kz ? (double)((uz + 1u) * t) * dz : INFINITY;
-    for (size_t k = 0; k < up->inst.count; k++) {
-        const trn_instance *in = &up->inst.items[k];
-        tp->placed += in->x >= cx0 && in->x < cx1 && in->z >= cz0 && in->z < cz1;
-    }
+    const uint64_t own = count_within(&up->inst, cx0, cz0, cx1, cz1);
+    tp->placed += own;
     if (tp->placed > tp->ceiling)
         return trn_error_set(e, TRN_ERR_LIMIT, NULL, -1,
                              "the palette places more than %" PRIu64
@@ -709,6 +724,12 @@ static trn_status unity_tile_place(tiled_palette *tp, uint32_t ux, uint32_t uz, 
                              "(the first ones in placement order), which tiles cannot choose: "
                              "lower the palette's densities",
                              tp->ceiling);
+    if (tp->suppress) {
+        st = trn_instances_suppress_marking(tp->palette, &up->inst, tp->suppress, tp->matched,
+                                            NULL, e);
+        if (st) return st;
+        tp->suppressed += own - count_within(&up->inst, cx0, cz0, cx1, cz1);
+    }
     const size_t count = up->inst.count;
     up->trees = malloc((count ? count : 1u) * sizeof *up->trees);
     up->protos = malloc((pal->rule_count ? pal->rule_count : 1u) * sizeof *up->protos);
@@ -965,6 +986,16 @@ static trn_status beamng_tile_forest(tiled_palette *tp, uint32_t ux, uint32_t uz
                              "(the first ones in placement order), which tiles cannot choose: "
                              "lower the palette's densities",
                              tp->ceiling);
+    }
+    if (tp->suppress) {
+        size_t gone = 0;
+        st = trn_instances_suppress_marking(tp->palette, &inst, tp->suppress, tp->matched, &gone,
+                                            e);
+        tp->suppressed += gone;
+        if (st) {
+            trn_instances_dispose(&inst);
+            return st;
+        }
     }
     for (size_t k = 0; k < inst.count; k++) {
         inst.items[k].x -= ox;
@@ -1325,6 +1356,13 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
         }
         pl.loaded = true;
     }
+    /* The scene's suppression list, read before the tiles so a bad file fails fast. */
+    int xrc = gen_exclusions_read(ctx, a, &pl);
+    if (xrc) {
+        gen_placements_dispose(&pl);
+        trn_graph_dispose(&g);
+        return xrc;
+    }
     /* BeamNG levels: materials the tiles can decide. */
     if (a->export_dir && splats_unavailable(recipe, &pl)) {
         const int r = cli_failf(ctx,
@@ -1366,7 +1404,7 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             return r;
         }
         char why[400];
-        const char *no = scatter_unavailable(a, recipe, &pl.palette, water, why, sizeof why);
+        const char *no = scatter_unavailable(recipe, &pl.palette, water, why, sizeof why);
         if (no) {
             const int r = cli_failf(ctx,
                                     "--export %s with --tiles: the palette's instances cannot be "
@@ -1453,13 +1491,20 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
     tiled_sea sea;
     memset(&sea, 0, sizeof sea);
     const char **biome_names = NULL;
+    uint8_t *matched = NULL;
     if (!st && !unity_rc && pl.loaded) {
         tp.recipe = recipe;
         tp.palette = &pl.palette;
         tp.mapping = &pl.set.mapping;
         tp.o = &to_out;
         tp.tb = &ts.tb;
-        tp.ceiling = TRN_SCATTER_DEFAULT_MAX_PLACEMENTS;
+        tp.ceiling =
+            a->max_placements ? a->max_placements : TRN_SCATTER_DEFAULT_MAX_PLACEMENTS;
+        if (a->scatter_exclusions) {
+            tp.suppress = &pl.suppress;
+            matched = calloc(pl.suppress.count ? pl.suppress.count : 1u, 1);
+            tp.matched = matched;
+        }
         for (uint32_t k = 0; k < pl.palette.rule_count; k++) {
             tp.need_biomes = tp.need_biomes || pl.palette.rules[k].biome_count > 0;
             tp.need_moisture = tp.need_moisture || pl.palette.rules[k].moisture.has;
@@ -1471,16 +1516,27 @@ int generate_tiled(cli_ctx *ctx, const gen_args *a, const trn_recipe *recipe, do
             biome_names[b] = recipe->biomes[b].name;
         tp.names = biome_names;
         trn_error se;
-        if (!biome_names)
+        if (!biome_names || (a->scatter_exclusions && !matched))
             unity_rc = cli_failf(ctx, "out of memory for the biome names");
         else if (tp.sea && sea_solve(&to_out, recipe, &sea, &se))
             unity_rc = cli_fail(ctx, &se);
     }
     if (!st && !unity_rc && a->unity_dir)
         unity_rc = write_unity_tiles(ctx, a, recipe, &ts, pl.loaded ? &tp : NULL, &unity);
-    tp.placed = 0; /* each engine's tiles count the world's instances once */
+    /* Each engine's tiles count the world's instances once. */
+    const uint64_t suppressed = tp.suppressed;
+    tp.placed = tp.suppressed = 0;
     if (!st && !unity_rc && a->export_dir)
         unity_rc = write_beamng_tiles(ctx, a, recipe, &ts, pl.loaded ? &tp : NULL, &beamng);
+    if (!st && !unity_rc && tp.suppress) {
+        /* A key matched nothing only if it matched nothing in any tile. */
+        size_t unmatched = 0;
+        for (size_t k = 0; k < pl.suppress.count; k++)
+            unmatched += matched[k] == 0;
+        gen_exclusions_note(ctx, a, (size_t)(a->export_dir ? tp.suppressed : suppressed),
+                            unmatched);
+    }
+    free(matched);
     free(sea.parent);
     free(sea.open);
     free(biome_names);
