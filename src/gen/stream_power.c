@@ -2856,7 +2856,8 @@ static bool spt_pass_diffuse(spt_run *r, uint32_t t, uint32_t subs, double ax, d
             for (uint32_t i = 0; i < ww; i++) {
                 const uint32_t gi = wx0 + i, gj = wz0 + j;
                 const bool ring = r->pad && (gi == 0 || gj == 0 || gi + 1u == NX || gj + 1u == NZ);
-                const float km = ring ? 1.0f : r->kmask[(size_t)(gj - r->pad) * r->fnx + (gi - r->pad)];
+                const float km =
+                    ring ? 1.0f : r->kmask[(size_t)(gj - r->pad) * r->fnx + (gi - r->pad)];
                 f[(size_t)j * ww + i] = (float)pow((double)km, r->rock);
             }
     diffuse_row_fn row_fn = diffuse_row_default;
