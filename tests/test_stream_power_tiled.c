@@ -54,6 +54,8 @@ typedef struct config {
     bool outlets, fixed, sea, umask, kmask;
     double n, threshold, diffusion;
     bool surface; /* base level at the sea's surface, the beds back filled 3 under it */
+    double rock;  /* diffusion_rock: creep varying with the erodibility mask (0: uniform) */
+    int threads;  /* 0: as many as OpenMP gives */
 } config;
 
 /* The whole grid against tiles of each size (dividing the grid or not, one tile, tiles of one
@@ -84,6 +86,8 @@ static void check_config(const config *c, uint32_t cx, uint32_t cz, const char *
     p.n = c->n;
     p.channel_threshold = c->threshold;
     p.diffusion = c->diffusion;
+    p.diffusion_rock = c->rock;
+    p.threads = c->threads;
     p.seed = 42;
     p.drainage_area = aw;
     trn_stream_power_report rw, rt;
@@ -122,19 +126,35 @@ static void check_config(const config *c, uint32_t cx, uint32_t cz, const char *
 }
 
 static const config configs[] = {
-    {"rho8", TRN_ROUTING_RHO8, false, false, false, false, false, 1.0, 0, 0.05, false},
-    {"rho8 outlets", TRN_ROUTING_RHO8, true, false, false, false, false, 1.0, 0, 0.05, false},
-    {"d8 fixed sea", TRN_ROUTING_D8, false, true, true, false, false, 1.0, 0, 0.05, false},
-    {"rho8 sea surface", TRN_ROUTING_RHO8, false, false, true, false, false, 1.0, 0, 0.05, true},
+    {"rho8", TRN_ROUTING_RHO8, false, false, false, false, false, 1.0, 0, 0.05, false, 0, 0},
+    {"rho8 outlets", TRN_ROUTING_RHO8, true, false, false, false, false, 1.0, 0, 0.05, false, 0, 0},
+    {"d8 fixed sea", TRN_ROUTING_D8, false, true, true, false, false, 1.0, 0, 0.05, false, 0, 0},
+    {"rho8 sea surface", TRN_ROUTING_RHO8, false, false, true, false, false, 1.0, 0, 0.05, true, 0,
+     0},
     {"rho8 outlets sea surface", TRN_ROUTING_RHO8, true, false, true, false, false, 1.0, 0, 0.05,
-     true},
-    {"rho8 outlets masks", TRN_ROUTING_RHO8, true, false, true, true, true, 1.0, 0, 0.05, false},
+     true, 0, 0},
+    {"rho8 outlets masks", TRN_ROUTING_RHO8, true, false, true, true, true, 1.0, 0, 0.05, false, 0,
+     0},
     {"rho8 n 1.5 threshold", TRN_ROUTING_RHO8, false, false, false, false, false, 1.5, 5e4, 0.05,
-     false},
-    {"d8 outlets no diffusion", TRN_ROUTING_D8, true, false, false, false, false, 1.0, 0, 0, false},
+     false, 0, 0},
+    {"d8 outlets no diffusion", TRN_ROUTING_D8, true, false, false, false, false, 1.0, 0, 0, false,
+     0, 0},
     /* 81 diffusion substeps a step: tiles run them 8 at a time on a wider halo. */
     {"rho8 outlets sea strong diffusion", TRN_ROUTING_RHO8, true, false, true, false, false, 1.0, 0,
-     5.0, false},
+     5.0, false, 0, 0},
+    /* Creep varying with the rock: the flux across a tile's edge takes the mean of the factors
+     * on both sides (the halo holds the neighbour's), the substeps the largest factor over
+     * the whole grid; one thread and several. */
+    {"rho8 outlets masks creep -1", TRN_ROUTING_RHO8, true, false, true, true, true, 1.0, 0, 0.05,
+     false, -1.0, 1},
+    {"rho8 outlets masks creep -1 threads", TRN_ROUTING_RHO8, true, false, true, true, true, 1.0, 0,
+     0.05, false, -1.0, 3},
+    {"d8 masks strong creep 1.5", TRN_ROUTING_D8, false, false, false, true, true, 1.0, 0, 5.0,
+     false, 1.5, 1},
+    {"rho8 outlets sea masks strong creep -1 threads", TRN_ROUTING_RHO8, true, false, true, true,
+     true, 1.0, 0, 5.0, false, -1.0, 2},
+    {"rho8 masks creep 1.5 threads", TRN_ROUTING_RHO8, false, false, false, true, true, 1.5, 5e4,
+     0.05, false, 1.5, 2},
 };
 
 static void test_configs(void)
@@ -346,6 +366,8 @@ static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *d
     p.n = c->n;
     p.channel_threshold = c->threshold;
     p.diffusion = c->diffusion;
+    p.diffusion_rock = c->rock;
+    p.threads = c->threads;
     p.seed = 42;
     p.drainage_area = aw;
     trn_stream_power_report rw;
@@ -449,25 +471,6 @@ static void test_refused(void)
     CHECK_CONTAINS(err.message, "critical slope");
     p.critical_slope = 0;
     CHECK(hash_floats(f.heights, trn_field_sample_count(&f)) == h0);
-    /* Creep varying with the rock is refused; the same rock with one creep rate runs. */
-    const size_t n = trn_field_sample_count(&f);
-    float *rock = malloc(n * sizeof *rock);
-    CHECK(rock != NULL);
-    if (!rock) {
-        trn_field_dispose(&f);
-        return;
-    }
-    for (size_t k = 0; k < n; k++)
-        rock[k] = k % 3u ? 0.5f : 2.0f;
-    p.erodibility_mask = rock;
-    p.diffusion_rock = -1;
-    CHECK_STATUS(trn_stream_power_run_tiled(&f, &p, 8, NULL, NULL, NULL, NULL, &err),
-                 TRN_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "diffusion_rock");
-    CHECK(hash_floats(f.heights, n) == h0);
-    p.diffusion_rock = 0;
-    CHECK_OK(trn_stream_power_run_tiled(&f, &p, 8, NULL, NULL, NULL, NULL, &err));
-    free(rock);
     trn_field_dispose(&f);
 }
 

@@ -1397,8 +1397,25 @@ static void diffuse_rows(const sp_state *s, const double *h, double *out, double
     }
 }
 
-/* diffuse_rows with each sample's factor on Kd (s->dfac): the flux between two samples goes
- * with the mean of their factors, so what leaves one sample reaches the other (mass is kept). */
+/* One row of diffusion with each sample's factor on Kd (fu, fm, fd: the factors of the rows
+ * above, of this one and below): the flux between two samples goes with the mean of their
+ * factors, so what leaves one sample reaches the other (mass is kept). Samples 1..nx-2; the
+ * whole grid and the tiles both call it, so they do the same operations. */
+static void diffuse_row_varied(const double *up, const double *mid, const double *down,
+                               const float *fu, const float *fm, const float *fd, double *out,
+                               uint32_t nx, double ax, double az, double kdt)
+{
+    for (uint32_t i = 1; i + 1u < nx; i++) {
+        const double c = mid[i], fk = (double)fm[i];
+        const double flux = ax * (0.5 * (fk + fm[i - 1]) * (mid[i - 1] - c) +
+                                  0.5 * (fk + fm[i + 1]) * (mid[i + 1] - c)) +
+                            az * (0.5 * (fk + fu[i]) * (up[i] - c) +
+                                  0.5 * (fk + fd[i]) * (down[i] - c));
+        out[i] = c + kdt * flux;
+    }
+}
+
+/* diffuse_rows with each sample's factor on Kd (s->dfac). */
 static void diffuse_rows_varied(const sp_state *s, const double *h, double *out, double ax,
                                 double az, double kdt)
 {
@@ -1413,15 +1430,8 @@ static void diffuse_rows_varied(const sp_state *s, const double *h, double *out,
         }
         out[row] = h[row];
         out[row + nx - 1u] = h[row + nx - 1u];
-        for (uint32_t i = 1; i + 1u < nx; i++) {
-            const size_t k = row + i;
-            const double c = h[k], fk = (double)f[k];
-            const double flux = ax * (0.5 * (fk + f[k - 1]) * (h[k - 1] - c) +
-                                      0.5 * (fk + f[k + 1]) * (h[k + 1] - c)) +
-                                az * (0.5 * (fk + f[k - nx]) * (h[k - nx] - c) +
-                                      0.5 * (fk + f[k + nx]) * (h[k + nx] - c));
-            out[k] = c + kdt * flux;
-        }
+        diffuse_row_varied(h + row - nx, h + row, h + row + nx, f + row - nx, f + row,
+                           f + row + nx, out + row, nx, ax, az, kdt);
     }
 }
 
@@ -2026,6 +2036,8 @@ typedef struct spt_run {
     uint8_t *wk;
     double *wd2, *wo2; /* diffusion: the tile grown by SPT_SUBSTEPS samples */
     uint8_t *wb2;
+    float *wf2;  /* diffusion_rock: the factors on Kd over the grown tile (NULL: uniform) */
+    double rock; /* diffusion_rock */
     const float *umask, *kmask; /* field layout */
     /* Across processes: comm NULL is one process holding every tile. This process works on
      * tiles first .. last - 1 (trn_comm_first_tile's run); the others' samples it reads are
@@ -2240,6 +2252,7 @@ static void spt_free(spt_run *r)
     free(r->wd2);
     free(r->wo2);
     free(r->wb2);
+    free(r->wf2);
     free(r->need);
     free(r->s.pow_table);
     free(r->s.f_table);
@@ -2834,6 +2847,19 @@ static bool spt_pass_diffuse(spt_run *r, uint32_t t, uint32_t subs, double ax, d
     if (!spt_io(&r->H, false, wx0, wz0, ww, wh, a, ww) ||
         !spt_io(&r->BASE, false, wx0, wz0, ww, wh, r->wb2, ww))
         return false;
+    /* The factors over the whole window, the halo's from the neighbours' rock: the flux across
+     * the tile's edge takes the mean of the factors on both sides. Computed as the whole grid
+     * does (the ring outside the field: factor 1). */
+    float *f = r->wf2;
+    if (f)
+        for (uint32_t j = 0; j < wh; j++)
+            for (uint32_t i = 0; i < ww; i++) {
+                const uint32_t gi = wx0 + i, gj = wz0 + j;
+                const bool ring = r->pad && (gi == 0 || gj == 0 || gi + 1u == NX || gj + 1u == NZ);
+                const float km =
+                    ring ? 1.0f : r->kmask[(size_t)(gj - r->pad) * r->fnx + (gi - r->pad)];
+                f[(size_t)j * ww + i] = (float)pow((double)km, r->rock);
+            }
     diffuse_row_fn row_fn = diffuse_row_default;
 #if HAVE_AVX2_VARIANT
     if (r->s.avx2) row_fn = diffuse_row_avx2;
@@ -2858,7 +2884,15 @@ static bool spt_pass_diffuse(spt_run *r, uint32_t t, uint32_t subs, double ax, d
                 memcpy(out, mid, ww * sizeof *out);
                 continue;
             }
-            if (ww >= 3u) row_fn(mid - ww, mid, mid + ww, out, ww, ax, az, kdt);
+            if (ww >= 3u) {
+                if (f) {
+                    const float *fm = f + (size_t)j * ww;
+                    diffuse_row_varied(mid - ww, mid, mid + ww, fm - ww, fm, fm + ww, out, ww, ax,
+                                       az, kdt);
+                } else {
+                    row_fn(mid - ww, mid, mid + ww, out, ww, ax, az, kdt);
+                }
+            }
             out[0] = mid[0];
             out[ww - 1u] = mid[ww - 1u];
             for (uint32_t i = 0; i < ww; i++)
@@ -3366,10 +3400,6 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     if (tile < 1)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "stream power in tiles: tile: expected at least 1, found 0");
-    if (p->diffusion_rock != 0 && p->erodibility_mask && p->diffusion > 0)
-        return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
-                             "stream power in tiles: diffusion_rock (creep varying with the "
-                             "rock) is not supported in tiles yet; run it on the whole grid");
     if (p->routing == TRN_ROUTING_MFD || p->deposition > 0 || p->critical_slope > 0)
         return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
                              "stream power in tiles: %s is not supported in tiles yet (d8 or "
@@ -3395,6 +3425,31 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     r.fnz = fnz;
     r.umask = p->uplift_mask;
     r.kmask = p->erodibility_mask;
+    r.rock = p->diffusion_rock;
+    /* Creep varying with the rock: the substeps are set by the largest factor over the whole
+     * grid (the ring outside the field has factor 1), as the whole grid sets them. Every
+     * process holds the whole mask, so each finds the same largest one without a message; a
+     * max does not depend on the order the threads take the samples in. */
+    const bool dvar = p->diffusion > 0 && p->diffusion_rock != 0 && p->erodibility_mask;
+    double dfac_max = 0;
+    if (dvar) {
+        float fmax = pad ? 1.0f : 0.0f;
+        const size_t fn = (size_t)fnx * fnz;
+        const float *km = p->erodibility_mask;
+        const double rock = p->diffusion_rock;
+        int team = 1;
+#ifdef _OPENMP
+        team = p->threads > 0 ? p->threads : omp_get_max_threads();
+        if (p->threads == 0 && fn < SP_PARALLEL_MIN_SAMPLES) team = 1;
+#endif
+        (void)team; /* read by the pragma only */
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1) reduction(max : fmax)
+        for (size_t k = 0; k < fn; k++) {
+            const float f = (float)pow((double)km[k], rock);
+            if (f > fmax) fmax = f;
+        }
+        dfac_max = fmax;
+    }
     r.T = tile;
     if (r.T > s->nx && r.T > s->nz) r.T = s->nx > s->nz ? s->nx : s->nz;
     r.tnx = (s->nx + r.T - 1u) / r.T;
@@ -3455,9 +3510,10 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
             r.wd2 = malloc(dn * sizeof *r.wd2);
             r.wo2 = malloc(dn * sizeof *r.wo2);
             r.wb2 = malloc(dn);
+            if (dvar) r.wf2 = malloc(dn * sizeof *r.wf2);
         }
         ok = r.perim && r.wh && r.wo && r.wb && r.wc && r.wk && r.wl && r.wa && r.wq && r.wd &&
-             (p->diffusion <= 0 || (r.wd2 && r.wo2 && r.wb2));
+             (p->diffusion <= 0 || (r.wd2 && r.wo2 && r.wb2 && (!dvar || r.wf2)));
     }
     ok = ok && spt_grid_open(&r.H, dir, s->nx, s->nz, sizeof(double)) &&
          (p->diffusion <= 0 || spt_grid_open(&r.H2, dir, s->nx, s->nz, sizeof(double))) &&
@@ -3648,7 +3704,8 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
          * as the group before left them. */
         if (p->diffusion > 0) {
             const double ax = 1.0 / (s->dx * s->dx), az = 1.0 / (s->dz * s->dz);
-            const double limit = 0.45 / (p->diffusion * (ax + az));
+            const double fmax = dvar ? dfac_max : 1.0;
+            const double limit = 0.45 / (p->diffusion * fmax * (ax + az));
             uint32_t sub = (uint32_t)ceil(p->dt / limit);
             if (sub < 1) sub = 1;
             const double kdt = p->diffusion * p->dt / (double)sub;
