@@ -9,6 +9,7 @@
 #include "gen/stream_power_tiled.h"
 #include "terrane/comm.h"
 #include "terrane/landscape.h"
+#include "comm_threads.h"
 #include "test.h"
 
 static uint32_t mix(uint32_t x)
@@ -171,97 +172,7 @@ static void test_files(void)
     check_config(&configs[1], 60, 47, dir);
 }
 
-/* ---- several processes in one: threads meeting at a barrier ---- */
-
-typedef struct th_shared {
-    pthread_barrier_t bar;
-    int size;
-    const void *ptr[8];
-    uint64_t bytes[8];
-    int ival[8];
-} th_shared;
-
-typedef struct th_impl {
-    th_shared *sh;
-    int rank;
-} th_impl;
-
-static trn_status th_counts(void *impl, uint64_t mine, uint64_t *counts, trn_error *err)
-{
-    (void)err;
-    th_impl *t = impl;
-    t->sh->bytes[t->rank] = mine;
-    pthread_barrier_wait(&t->sh->bar);
-    for (int r = 0; r < t->sh->size; r++)
-        counts[r] = t->sh->bytes[r];
-    pthread_barrier_wait(&t->sh->bar);
-    return TRN_OK;
-}
-
-static trn_status th_collect(th_impl *t, bool everyone, const void *mine, void *all,
-                             const uint64_t *counts)
-{
-    t->sh->ptr[t->rank] = mine;
-    pthread_barrier_wait(&t->sh->bar);
-    if (everyone || t->rank == 0) {
-        uint64_t at = 0;
-        for (int r = 0; r < t->sh->size; r++) {
-            if (counts[r]) memcpy((uint8_t *)all + at, t->sh->ptr[r], (size_t)counts[r]);
-            at += counts[r];
-        }
-    }
-    pthread_barrier_wait(&t->sh->bar);
-    return TRN_OK;
-}
-
-static trn_status th_allgather(void *impl, const void *mine, uint64_t bytes, void *all,
-                               const uint64_t *counts, trn_error *err)
-{
-    (void)bytes;
-    (void)err;
-    return th_collect(impl, true, mine, all, counts);
-}
-
-static trn_status th_gather(void *impl, const void *mine, uint64_t bytes, void *all,
-                            const uint64_t *counts, trn_error *err)
-{
-    (void)bytes;
-    (void)err;
-    return th_collect(impl, false, mine, all, counts);
-}
-
-static trn_status th_broadcast(void *impl, void *data, uint64_t bytes, trn_error *err)
-{
-    (void)err;
-    th_impl *t = impl;
-    if (t->rank == 0) t->sh->ptr[0] = data;
-    pthread_barrier_wait(&t->sh->bar);
-    if (t->rank != 0 && bytes) memcpy(data, t->sh->ptr[0], (size_t)bytes);
-    pthread_barrier_wait(&t->sh->bar);
-    return TRN_OK;
-}
-
-static trn_status th_max(void *impl, int mine, int *out, trn_error *err)
-{
-    (void)err;
-    th_impl *t = impl;
-    t->sh->ival[t->rank] = mine;
-    pthread_barrier_wait(&t->sh->bar);
-    int m = mine;
-    for (int r = 0; r < t->sh->size; r++)
-        if (t->sh->ival[r] > m) m = t->sh->ival[r];
-    pthread_barrier_wait(&t->sh->bar);
-    *out = m;
-    return TRN_OK;
-}
-
-static void th_free(void *impl)
-{
-    (void)impl;
-}
-
-static const trn_comm_ops th_ops = {th_counts,    th_allgather, th_gather,
-                                    th_broadcast, th_max,       th_free};
+/* ---- several processes in one: threads meeting at a barrier (comm_threads.h) ---- */
 
 typedef struct th_job {
     th_impl impl;
