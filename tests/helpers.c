@@ -145,6 +145,16 @@ int trn_test_run_clif(const char *fmt, char **out, char **errout, ...)
     return trn_test_run_cli(args, out, errout);
 }
 
+uint32_t trn_test_mix32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
 bool trn_test_exists(const char *path)
 {
     struct stat st;

@@ -79,6 +79,9 @@ const char *trn_test_tmpdir(char *buf, size_t buf_size);
 bool trn_test_write_file(const char *path, const void *data, size_t size);
 uint8_t *trn_test_read_file(const char *path, size_t *size_out);
 
+/* A 32-bit integer hash (a well-mixed avalanche): the tests' pseudo-random terrains. */
+uint32_t trn_test_mix32(uint32_t x);
+
 /* True when path exists (file or folder). */
 bool trn_test_exists(const char *path);
 /* True when both files exist and hold the same bytes. */

@@ -11,16 +11,6 @@
 #include "terrane/drainage_tiled.h"
 #include "test.h"
 
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 /* Smooth valleys with fine noise: long rivers across tiles, many pits to breach. */
 static void valleys(trn_field *f, uint32_t seed)
 {
@@ -29,7 +19,7 @@ static void valleys(trn_field *f, uint32_t seed)
         for (size_t i = 0; i < nx; i++) {
             const double x = (double)i, z = (double)j;
             const double v = 30.0 * sin(x * 0.05 + seed) * cos(z * 0.07) + 10.0 * sin(x * 0.31) +
-                             0.01 * (double)(mix((uint32_t)(j * nx + i) ^ seed) % 1000u);
+                             0.01 * (double)(trn_test_mix32((uint32_t)(j * nx + i) ^ seed) % 1000u);
             f->heights[j * nx + i] = (float)v;
         }
 }
@@ -41,7 +31,7 @@ static void terraces(trn_field *f, uint32_t seed)
     for (size_t j = 0; j < nz; j++)
         for (size_t i = 0; i < nx; i++) {
             const double smooth = 20.0 * sin((double)i * 0.21) * cos((double)j * 0.17);
-            const uint32_t r = mix((uint32_t)(j * nx + i) ^ mix(seed));
+            const uint32_t r = trn_test_mix32((uint32_t)(j * nx + i) ^ trn_test_mix32(seed));
             f->heights[j * nx + i] = (float)floor(smooth + (double)(r % 7u));
         }
 }
@@ -53,7 +43,7 @@ static void zeros(trn_field *f)
     static const float pick[] = {0.0f, -0.0f, FLT_TRUE_MIN, -FLT_TRUE_MIN, 2 * FLT_TRUE_MIN, 1.0f};
     for (size_t j = 0; j < nz; j++)
         for (size_t i = 0; i < nx; i++)
-            f->heights[j * nx + i] = pick[mix((uint32_t)(j * nx + i)) % 6u];
+            f->heights[j * nx + i] = pick[trn_test_mix32((uint32_t)(j * nx + i)) % 6u];
 }
 
 static const trn_field *g_field;

@@ -368,23 +368,13 @@ static void test_flats(void)
 
 /* ---- a pseudo-random rough terrain, a brute-force reference and pinned hashes ---- */
 
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 static void rough_terrain(trn_field *f, uint32_t seed)
 {
     const size_t nx = (size_t)f->cells_x + 1u, nz = (size_t)f->cells_z + 1u;
     for (size_t j = 0; j < nz; j++)
         for (size_t i = 0; i < nx; i++) {
             const double smooth = 20.0 * sin((double)i * 0.21) * cos((double)j * 0.17);
-            const uint32_t r = mix((uint32_t)(j * nx + i) ^ mix(seed));
+            const uint32_t r = trn_test_mix32((uint32_t)(j * nx + i) ^ trn_test_mix32(seed));
             /* Coarse steps make ties and flats common. */
             f->heights[j * nx + i] = (float)floor(smooth + (double)(r % 7u));
         }

@@ -17,16 +17,6 @@ static trn_field make_field(uint32_t cx, uint32_t cz)
     return f;
 }
 
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 /* Noise on coarse steps: many pits, flats and ties. */
 static void rough(trn_field *f, uint32_t seed)
 {
@@ -34,7 +24,7 @@ static void rough(trn_field *f, uint32_t seed)
     for (size_t j = 0; j < nz; j++)
         for (size_t i = 0; i < nx; i++) {
             const double smooth = 20.0 * sin((double)i * 0.21) * cos((double)j * 0.17);
-            const uint32_t r = mix((uint32_t)(j * nx + i) ^ mix(seed));
+            const uint32_t r = trn_test_mix32((uint32_t)(j * nx + i) ^ trn_test_mix32(seed));
             f->heights[j * nx + i] = (float)floor(smooth + (double)(r % 7u));
         }
 }
@@ -47,7 +37,7 @@ static void smooth(trn_field *f, uint32_t seed)
         for (size_t i = 0; i < nx; i++) {
             const double x = (double)i, z = (double)j;
             const double v = 30.0 * sin(x * 0.05 + seed) * cos(z * 0.07) + 10.0 * sin(x * 0.31) +
-                             0.01 * (double)(mix((uint32_t)(j * nx + i) ^ seed) % 1000u);
+                             0.01 * (double)(trn_test_mix32((uint32_t)(j * nx + i) ^ seed) % 1000u);
             f->heights[j * nx + i] = (float)v;
         }
 }

@@ -12,16 +12,6 @@
 #include "comm_threads.h"
 #include "test.h"
 
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 /* Waves and noise on coarse steps: many pits, flats and ties, and land under a sea level. */
 static trn_field rough(uint32_t cx, uint32_t cz, uint32_t seed)
 {
@@ -32,7 +22,7 @@ static trn_field rough(uint32_t cx, uint32_t cz, uint32_t seed)
         for (size_t i = 0; i < nx; i++) {
             const double smooth =
                 40.0 * sin((double)i * 0.11) * cos((double)j * 0.07) + 0.3 * (double)(i + j);
-            const uint32_t r = mix((uint32_t)(j * nx + i) ^ mix(seed));
+            const uint32_t r = trn_test_mix32((uint32_t)(j * nx + i) ^ trn_test_mix32(seed));
             f.heights[j * nx + i] = (float)floor(smooth + (double)(r % 9u));
         }
     return f;
@@ -68,8 +58,8 @@ static void check_config(const config *c, uint32_t cx, uint32_t cz, const char *
     float *um = malloc(n * sizeof *um), *km = malloc(n * sizeof *km);
     float *aw = malloc(n * sizeof *aw), *at = malloc(n * sizeof *at);
     for (size_t k = 0; k < n; k++) {
-        um[k] = (float)(mix((uint32_t)k) % 100u) / 100.0f;
-        km[k] = 0.5f + (float)(mix((uint32_t)k * 3u) % 100u) / 50.0f;
+        um[k] = (float)(trn_test_mix32((uint32_t)k) % 100u) / 100.0f;
+        km[k] = 0.5f + (float)(trn_test_mix32((uint32_t)k * 3u) % 100u) / 50.0f;
     }
     trn_stream_power_params p;
     trn_stream_power_params_default(&p);
@@ -258,8 +248,8 @@ static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *d
     float *um = malloc(n * sizeof *um), *km = malloc(n * sizeof *km);
     float *aw = malloc(n * sizeof *aw);
     for (size_t k = 0; k < n; k++) {
-        um[k] = (float)(mix((uint32_t)k) % 100u) / 100.0f;
-        km[k] = 0.5f + (float)(mix((uint32_t)k * 3u) % 100u) / 50.0f;
+        um[k] = (float)(trn_test_mix32((uint32_t)k) % 100u) / 100.0f;
+        km[k] = 0.5f + (float)(trn_test_mix32((uint32_t)k * 3u) % 100u) / 50.0f;
     }
     trn_stream_power_params p;
     trn_stream_power_params_default(&p);
