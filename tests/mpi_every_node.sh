@@ -83,6 +83,12 @@ for tile in 16 48; do
     cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL every node --tiles $tile: -np $np differs from terrane generate --tiles"; fail=1; }
     "$cli" convert "$work/many.tif" "$work/many.r32" >/dev/null 2>&1
     cmp -s "$work/many.r32" "$work/whole.r32" || { echo "FAIL every node --tiles $tile: -np $np differs from the whole grid"; fail=1; }
+    # The erosion by rows (er2: 4 rows of droplet tiles of 18 samples) shares its droplets among
+    # the processes that evaluate tiles: 2 with tiles of 48 (2 rows of them).
+    want=$np
+    [ "$tile" = 48 ] && want=2
+    grep -q "erosion: 1 node(s) by rows with their droplets split across $want processes" "$work/many.txt" || {
+        echo "FAIL every node --tiles $tile: the erosion's droplets not split across $want processes"; fail=1; }
     left=$(ls "$work" | grep -c -e '\.part' -e 'terrane-tiles-' || true)
     [ "$left" = 0 ] || { echo "FAIL: band files or tile caches left:"; ls "$work"; fail=1; }
     echo "ok every node --tiles $tile -np $np"; cat "$work/many.txt"
