@@ -491,7 +491,7 @@ static int generate_main(int rank, int size, int argc, char **argv)
             printf("stream power: %llu node(s) with their steps on the output grid split across "
                    "%d processes by tiles of %lu, %.2f MiB sent in all\n",
                    most_d[3], workers_all, tiles, (double)sp_moved_all / 1048576.0);
-        if (er_nodes_most && drops_all) {
+        if (er_nodes_most && drops_all && workers_all > 1) {
             printf("erosion: %u node(s) by rows with their droplets split across %d processes, "
                    "droplets per process:",
                    er_nodes_most, workers_all);
