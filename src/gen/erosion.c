@@ -1010,7 +1010,7 @@ trn_status trn_erosion_run_rows_comm(size_t nx, size_t nz, double size_x, double
     brush *br = malloc(sizeof *br);
     tile_acc *acc = calloc(tiles, sizeof(tile_acc));
     float *h = malloc(((h1 - h0) ? (h1 - h0) : 1) * nx * sizeof(float));
-    float *t0 = NULL, *t1 = NULL, *all = NULL;
+    float *t0 = NULL, *t1 = NULL, *pend = NULL, *all = NULL;
     uint64_t *counts = NULL;
     if (!br || !acc || !h) st = oom(err);
     /* This process's rows and their halo, in chunks, in order. */
@@ -1075,28 +1075,39 @@ trn_status trn_erosion_run_rows_comm(size_t nx, size_t nz, double size_x, double
         if (!st) st = zone_swap(comm, h, h0, nx, r0, mine_lo, below, r1, up1, above, err);
         st = trn_comm_agree(comm, st, err);
         if (st) goto done;
+        /* Chunks of CT >= K rows, each from its own rows and K around them before the
+         * passes: a chunk's result goes back into the band only once the next chunk has read
+         * the rows it shares with it, so the passes hold (CT + 2 K) rows twice and CT rows. */
+        const size_t CT = C > K ? C : K;
         if (a < b) {
-            const size_t s0 = dn0, s1 = up1, n = (s1 - s0) * nx;
-            t0 = malloc(n * sizeof(float));
-            t1 = malloc(n * sizeof(float));
-            if (!t0 || !t1) st = oom(err);
-            if (!st) {
-                memcpy(t0, h + (s0 - h0) * nx, n * sizeof(float));
-                float *src = t0, *dst = t1;
-                for (size_t k = 0; k < K; k++) {
-                    const long long n0 = (long long)s0, n1 = (long long)s1;
+            t0 = malloc((CT + 2 * K) * nx * sizeof(float));
+            t1 = malloc((CT + 2 * K) * nx * sizeof(float));
+            pend = malloc(CT * nx * sizeof(float));
+            if (!t0 || !t1 || !pend) st = oom(err);
+        }
+        size_t pend0 = 0, pendn = 0;
+        for (size_t w0 = r0; w0 < r1 && a < b && !st; w0 += CT) {
+            const size_t w1 = w0 + CT < r1 ? w0 + CT : r1;
+            const size_t s0 = w0 > K ? w0 - K : 0, s1 = w1 + K < nz ? w1 + K : nz;
+            memcpy(t0, h + (s0 - h0) * nx, (s1 - s0) * nx * sizeof(float));
+            float *src = t0, *dst = t1;
+            for (size_t k = 0; k < K; k++) {
+                const long long n0 = (long long)s0, n1 = (long long)s1;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(threads)
 #endif
-                    for (long long z = n0; z < n1; z++)
-                        thermal_row(src, dst, nx, s0, s1, (size_t)z, &tc);
-                    float *tmp = src;
-                    src = dst;
-                    dst = tmp;
-                }
-                memcpy(h + (r0 - h0) * nx, src + (r0 - s0) * nx, (r1 - r0) * nx * sizeof(float));
+                for (long long z = n0; z < n1; z++)
+                    thermal_row(src, dst, nx, s0, s1, (size_t)z, &tc);
+                float *tmp = src;
+                src = dst;
+                dst = tmp;
             }
+            if (pendn) memcpy(h + (pend0 - h0) * nx, pend, pendn * nx * sizeof(float));
+            pend0 = w0;
+            pendn = w1 - w0;
+            memcpy(pend, src + (w0 - s0) * nx, pendn * nx * sizeof(float));
         }
+        if (!st && pendn) memcpy(h + (pend0 - h0) * nx, pend, pendn * nx * sizeof(float));
         st = trn_comm_agree(comm, st, err);
         if (st) goto done;
     }
@@ -1138,6 +1149,7 @@ done:
     free(h);
     free(t0);
     free(t1);
+    free(pend);
     free(all);
     free(counts);
     return st;

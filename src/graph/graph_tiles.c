@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "graph/graph_internal.h"
 #include "graph/nodes/node_common.h"
@@ -447,14 +448,21 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
     ctx.progress = progress;
     const trn_erosion_rows_io io = {rows_read, rows_write, &j, chunk};
     uint64_t droplets = 0, sent0 = 0, sent1 = 0;
+    double in0 = 0.0, in1 = 0.0;
     ctx.solve_comm = t->split ? t->split->comm : NULL;
-    if (ctx.solve_comm) trn_comm_traffic(ctx.solve_comm, &sent0, NULL);
+    if (ctx.solve_comm) {
+        trn_comm_traffic(ctx.solve_comm, &sent0, NULL);
+        trn_comm_time(ctx.solve_comm, NULL, &in0);
+    }
+    const clock_t c0 = clock();
     if (!st) st = trn_node_erosion_rows(&ctx, lo, hi, &io, &droplets, err);
     if (!st && ctx.solve_comm) {
         trn_comm_traffic(ctx.solve_comm, &sent1, NULL);
+        trn_comm_time(ctx.solve_comm, NULL, &in1);
         t->split->erosions++;
         t->split->droplets += droplets;
         t->split->sent += sent1 - sent0;
+        t->split->cpu += (double)(clock() - c0) / CLOCKS_PER_SEC - (in1 - in0);
     }
     const twin all = {0, 0, t->sx, t->sz};
     if (!st && !(sh = result_on(t, all, j.key))) st = oom(err);

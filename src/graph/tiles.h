@@ -32,6 +32,7 @@ typedef struct trn_tiles_split {
     unsigned erosions;     /* out: erosion nodes run by rows across comm's processes */
     uint64_t droplets;     /* out: droplets this process ran for them, all passes */
     uint64_t sent;         /* out: bytes this process sent for them */
+    double cpu;            /* out: CPU seconds this process spent in them outside the transport */
 } trn_tiles_split;
 
 /* trn_graph_evaluate_tiles_with, sharing what split names (NULL: as _with). */

@@ -467,6 +467,8 @@ static int generate_main(int rank, int size, int argc, char **argv)
     /* The droplets of erosions run by rows: each process's count, to say how they were shared. */
     unsigned long long drops = split.droplets, er_moved = split.sent, er_moved_all = 0;
     unsigned long long *drops_all = rank == 0 ? calloc((size_t)size, sizeof *drops_all) : NULL;
+    double er_cpu = split.cpu, *er_cpu_all = rank == 0 ? calloc((size_t)size, sizeof *er_cpu_all) : NULL;
+    MPI_Gather(&er_cpu, 1, MPI_DOUBLE, er_cpu_all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     unsigned er_nodes = split.erosions, er_nodes_most = 0;
     MPI_Gather(&drops, 1, MPI_UNSIGNED_LONG_LONG, drops_all, 1, MPI_UNSIGNED_LONG_LONG, 0,
                MPI_COMM_WORLD);
@@ -497,7 +499,11 @@ static int generate_main(int rank, int size, int argc, char **argv)
                    er_nodes_most, workers_all);
             for (int p = 0; p < size; p++)
                 printf(" %llu", drops_all[p]);
-            printf(", %.2f MiB sent in all\n", (double)er_moved_all / 1048576.0);
+            printf(", %.2f MiB sent in all; CPU s outside the transport:",
+                   (double)er_moved_all / 1048576.0);
+            for (int p = 0; p < size && er_cpu_all; p++)
+                printf(" %.2f", er_cpu_all[p]);
+            printf("\n");
         }
         printf("heights xxh64 %016llx\n", (unsigned long long)XXH64_digest(h));
         printf("time s: %.3f (tiles %.3f), peak resident MiB (largest process): %.0f\n", wall,
@@ -505,6 +511,7 @@ static int generate_main(int rank, int size, int argc, char **argv)
     }
     XXH64_freeState(h);
     free(drops_all);
+    free(er_cpu_all);
     free(part);
     free(folder);
     if (have_graph) trn_graph_dispose(&g);
