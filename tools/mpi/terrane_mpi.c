@@ -28,8 +28,9 @@ static const char usage[] =
     "                 [--resolution CXxCZ] [--threads T] [--max-work N] [--progress]\n"
     "Evaluates the recipe's graph tile by tile, each process the tile rows [R*r/N, R*(r+1)/N)\n"
     "of the R rows of tiles (Drainage nodes are split across the processes by tiles, Barnes'\n"
-    "method, and so are a stream power evolution's steps on the output grid; other global\n"
-    "nodes run on every process), and writes one Cloud-Optimized\n"
+    "method, and so are a stream power evolution's steps on the output grid and the droplets\n"
+    "of an erosion run by rows, by bands of rows; other global nodes run on every process),\n"
+    "and writes one Cloud-Optimized\n"
     "GeoTIFF (BigTIFF, with overviews) on process 0: the same bytes as 'terrane generate RECIPE\n"
     "--tiles SAMPLES -o OUT.tif' on any process count. Process 0 prints the heights' xxh64,\n"
     "the time and each process's peak resident size.\n"
@@ -493,10 +494,11 @@ static int generate_main(int rank, int size, int argc, char **argv)
             printf("stream power: %llu node(s) with their steps on the output grid split across "
                    "%d processes by tiles of %lu, %.2f MiB sent in all\n",
                    most_d[3], workers_all, tiles, (double)sp_moved_all / 1048576.0);
-        if (er_nodes_most && drops_all && workers_all > 1) {
-            printf("erosion: %u node(s) by rows with their droplets split across %d processes, "
+        if (er_nodes_most && drops_all) {
+            printf("erosion: %u node(s) by rows with their droplets %s %d process%s, "
                    "droplets per process:",
-                   er_nodes_most, workers_all);
+                   er_nodes_most, workers_all > 1 ? "split across" : "on", workers_all,
+                   workers_all > 1 ? "es" : "");
             for (int p = 0; p < size; p++)
                 printf(" %llu", drops_all[p]);
             printf(", %.2f MiB sent in all; CPU s outside the transport:",
