@@ -44,12 +44,13 @@ typedef struct proc_io {
     float *out;
     size_t nx, next_read, next_write, chunk;
     int bad;
+    bool fail; /* every read fails (a tile cache that cannot be read) */
 } proc_io;
 
 static trn_status io_read(void *user, size_t z0, size_t count, float *rows, trn_error *err)
 {
-    (void)err;
     proc_io *m = user;
+    if (m->fail) return trn_error_set(err, TRN_ERR_IO, "cache", -1, "cannot read rows %zu", z0);
     if (z0 < m->next_read || count > m->chunk) m->bad = 1;
     m->next_read = z0 + count;
     memcpy(rows, m->in + z0 * m->nx, count * m->nx * sizeof(float));
@@ -127,14 +128,16 @@ static void check_split(const trn_field *f, const trn_erosion_params *p,
     }
     uint64_t total = 0, sent = 0;
     int busy = 0;
-    for (int r = 0; r < size; r++) pthread_join(th[r], NULL);
+    for (int r = 0; r < size; r++)
+        pthread_join(th[r], NULL);
     for (int r = 0; r < size; r++) {
         job *j = &jobs[r];
         CHECK_OK(j->st);
         if (j->st) fprintf(stderr, "%s: %s\n", what, j->err.message);
         CHECK(!j->io.bad && j->io.next_write == nz);
         const bool same = memcmp(j->io.out, whole->field.heights, nx * nz * sizeof(float)) == 0;
-        if (!same) fprintf(stderr, "%s: process %d of %d differs from the whole grid\n", what, r, size);
+        if (!same)
+            fprintf(stderr, "%s: process %d of %d differs from the whole grid\n", what, r, size);
         CHECK(same);
         CHECK(j->ledger.eroded == whole->ledger.eroded);
         CHECK(j->ledger.deposited == whole->ledger.deposited);
@@ -218,9 +221,63 @@ static void test_wide_thermal_whole(void)
     trn_field_dispose(&f);
 }
 
+/* A process whose input cannot be read reports its own error; the others stop with "another
+ * process failed", none hanging in an exchange. */
+static void test_failure_agreed(void)
+{
+    trn_field f;
+    make_field(&f, 70, 90);
+    trn_erosion_params p;
+    trn_erosion_params_default(&p, TRN_EROSION_FINAL);
+    p.lifetime = 6;
+    p.radius = 2;
+    p.thermal_iterations = 2;
+    p.threads = 1;
+    const size_t nx = 71, nz = 91;
+    float lo, hi;
+    trn_field_range(&f, &lo, &hi);
+    th_shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.size = 3;
+    pthread_barrier_init(&sh.bar, NULL, 3);
+    job jobs[3];
+    pthread_t th[3];
+    for (int r = 0; r < 3; r++) {
+        memset(&jobs[r], 0, sizeof jobs[r]);
+        jobs[r].sh = &sh;
+        jobs[r].ops = &th_ops;
+        jobs[r].rank = r;
+        jobs[r].size = 3;
+        jobs[r].f = &f;
+        jobs[r].p = &p;
+        jobs[r].lo = lo;
+        jobs[r].hi = hi;
+        jobs[r].io.in = f.heights;
+        jobs[r].io.out = calloc(nx * nz, sizeof(float));
+        jobs[r].io.nx = nx;
+        jobs[r].io.chunk = 16;
+        jobs[r].io.fail = r == 1;
+        pthread_create(&th[r], NULL, run_job, &jobs[r]);
+    }
+    for (int r = 0; r < 3; r++)
+        pthread_join(th[r], NULL);
+    CHECK_STATUS(jobs[1].st, TRN_ERR_IO);
+    CHECK_CONTAINS(jobs[1].err.message, "cannot read rows");
+    for (int r = 0; r < 3; r += 2) {
+        CHECK_STATUS(jobs[r].st, TRN_ERR_MISMATCH);
+        CHECK_CONTAINS(jobs[r].err.message, "another process failed");
+        CHECK(jobs[r].io.next_write == 0);
+    }
+    for (int r = 0; r < 3; r++)
+        free(jobs[r].io.out);
+    pthread_barrier_destroy(&sh.bar);
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_split_equals_whole);
     RUN(test_wide_thermal_whole);
+    RUN(test_failure_agreed);
     return trn_test_finish();
 }

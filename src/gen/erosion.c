@@ -1049,7 +1049,8 @@ trn_status trn_erosion_run_rows_comm(size_t nx, size_t nz, double size_x, double
                 run_tile_row(&c, &g, z, s, acc, threads);
             const size_t zt0 = b * T - H, zt1 = b * T + H < nz ? b * T + H : nz;
             const size_t zb0 = a * T - (a ? H : 0), zb1 = a * T + H < nz ? a * T + H : nz;
-            const bool top_ran = a < b && ((b - 1) & 1) == par, bottom_ran = a < b && (a & 1) == par;
+            const bool top_ran = a < b && ((b - 1) & 1) == par,
+                       bottom_ran = a < b && (a & 1) == par;
             const bool below_ran = below >= 0 && ((a - 1) & 1) == par;
             const bool above_ran = above >= 0 && (b & 1) == par;
             st = zone_swap(comm, h, h0, nx, zt0, zt1, top_ran && above >= 0 ? above : -1, zb0, zb1,

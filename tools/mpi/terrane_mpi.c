@@ -468,7 +468,8 @@ static int generate_main(int rank, int size, int argc, char **argv)
     /* The droplets of erosions run by rows: each process's count, to say how they were shared. */
     unsigned long long drops = split.droplets, er_moved = split.sent, er_moved_all = 0;
     unsigned long long *drops_all = rank == 0 ? calloc((size_t)size, sizeof *drops_all) : NULL;
-    double er_cpu = split.cpu, *er_cpu_all = rank == 0 ? calloc((size_t)size, sizeof *er_cpu_all) : NULL;
+    double er_cpu = split.cpu;
+    double *er_cpu_all = rank == 0 ? calloc((size_t)size, sizeof *er_cpu_all) : NULL;
     MPI_Gather(&er_cpu, 1, MPI_DOUBLE, er_cpu_all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     unsigned er_nodes = split.erosions, er_nodes_most = 0;
     MPI_Gather(&drops, 1, MPI_UNSIGNED_LONG_LONG, drops_all, 1, MPI_UNSIGNED_LONG_LONG, 0,
