@@ -831,9 +831,9 @@ static void test_route_basin_and_blocked(void)
     CHECK_CONTAINS(r.message, "closed-basin");
     trn_drainage_dispose(&d);
 
-    /* Blocked: (4, 4) drains only south-west, across its cells' split, down a diagonal
-     * trench; (5, 4) beside it is as high, so the route comes from there along the flat and
-     * cannot go back (no revisits); every other edge climbs and the fill raised nothing. */
+    /* (4, 4) drains only south-west, across its cells' split, down a diagonal trench; (5, 4)
+     * beside it is as high, so the route comes from there along the flat; every triangle edge
+     * from (4, 4) climbs or goes back, so the route follows the drainage down the trench. */
     for (size_t k = 0; k < 81; k++)
         f.heights[k] = 6.0f;
     f.heights[4 * 9 + 4] = 5.0f;
@@ -846,12 +846,17 @@ static void test_route_basin_and_blocked(void)
     CHECK(d.filled[4 * 9 + 4] == 5.0f);
     route_params(&p, 5.0, 4.0);
     CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL));
-    CHECK(r.end == TRN_ROUTE_BLOCKED);
-    CHECK_EQ_INT(r.samples, 2);
-    CHECK(r.end_x == 4.0 && r.end_z == 4.0);
-    CHECK_CONTAINS(r.message, "blocked");
+    CHECK(r.end == TRN_ROUTE_FIELD_EDGE);
+    CHECK_EQ_INT(r.samples, 6);
+    CHECK(r.end_x == 0.0 && r.end_z == 8.0);
+    CHECK_EQ_INT(b.path_count, 6);
+    if (b.path_count == 6) {
+        CHECK(b.path[3] == 4.0 && b.path[5] == 4.0 && b.path[6] == 3.0 && b.path[8] == 5.0);
+        CHECK(b.path[4] == 3.0 && b.path[7] == -2.0); /* beds 2 below the ground */
+    }
     trn_water_body_dispose(&b);
-    /* From (4, 4) the flat leads to (5, 4), whose own direction points back: blocked there. */
+    /* Blocked: from (4, 4) the flat edge to (5, 4) comes first; its own direction points back
+     * along a triangle edge and every other edge climbs. */
     route_params(&p, 4.0, 4.0);
     CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL));
     CHECK(r.end == TRN_ROUTE_BLOCKED);

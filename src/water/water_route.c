@@ -222,6 +222,15 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
                 }
             }
         }
+        if (next < 0 && flow < 8u && !is_edge_code(flow)) {
+            /* No triangle edge leads on, but the drainage does, down the diagonal against the
+             * cell's split: the last way out before a dead end (a pit in a flat valley floor at
+             * fine cells). The ground between may rise by what the cell's other diagonal
+             * crosses; the carve cuts through it. */
+            const size_t m = (size_t)((int64_t)j + TRN_D8_DJ[flow]) * nx +
+                             (size_t)((int64_t)i + TRN_D8_DI[flow]);
+            if (!visited[m] && source_heights[m] <= h) next = (int)m;
+        }
         if (next < 0) {
             /* A pit the fill raised has no outlet here; anything else is a blocked surface. */
             end = drainage->filled[k] > h ? TRN_ROUTE_CLOSED_BASIN : TRN_ROUTE_BLOCKED;
