@@ -101,6 +101,24 @@ cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL mfd: -np $np differs fro
 grep -q "drainage: gathered whole for node 'f' (flow_accumulation)" "$work/many.txt" || {
     echo "FAIL mfd: the run does not say which node read the drainage whole"; cat "$work/many.txt"; fail=1; }
 echo "ok mfd -np $np $(grep '^drainage' "$work/many.txt" | tr '\n' ' ')"
+# A droplet erosion reads a split fill row band by row band from the shared folder (every
+# process runs the erosion whole): the same bytes.
+cat >"$work/erode.json" <<'JSON'
+{"size": [1024, 1024], "resolution": [100, 100], "seed": 5, "default_landform": "base",
+ "landforms": {"base": {"height_variation": 100}}, "default_biome": "g",
+ "biomes": {"g": {"color": [0.4, 0.6, 0.3, 1]}},
+ "graph": {"format_version": 1, "output": "out", "nodes": [
+  {"id": "n", "type": "noise_terrain", "params": {"height_variation": 200, "feature_size": 300, "octaves": 5}},
+  {"id": "dd", "type": "drain_depressions", "params": {"mode": "fill"}, "inputs": {"field": {"node": "n"}}},
+  {"id": "e", "type": "erosion", "inputs": {"field": {"node": "dd"}}},
+  {"id": "out", "type": "terrain_output", "inputs": {"field": {"node": "e", "pin": "field"}}}]}}
+JSON
+"$cli" generate "$work/erode.json" --tiles 32 -q -o "$work/cli.tif"
+"$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/erode.json" --tiles 32 \
+    -o "$work/many.tif" >"$work/many.txt"
+cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL erosion of a split fill: -np $np differs from terrane generate --tiles"; fail=1; }
+grep -q "1 kept in tiles of 64" "$work/many.txt" || { echo "FAIL erosion of a split fill: the fill not kept in tiles"; cat "$work/many.txt"; fail=1; }
+echo "ok erosion of a split fill -np $np"
 # A stream power evolution's steps on the output grid share their tiles across the processes
 # (frames exchanged, the small graphs on process 0): the bytes of 'terrane generate --tiles'
 # and of the whole grid without tiles, on a grid the tiles do not divide.

@@ -1299,8 +1299,14 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
             for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS && !st; i++) {
                 const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
                 if (s >= 0 && !tiled_kind(t->reach[s].kind) && !t->whole[s] && t->shell &&
-                    t->shell[s])
+                    t->shell[s]) {
+                    /* A split result read whole: every process reads it from the shared cache
+                     * (the run says for which node). */
+                    if (t->in_shared && t->in_shared[s] && !t->split->whole_for[0])
+                        snprintf(t->split->whole_for, sizeof t->split->whole_for,
+                                 "node '%.60s' (%.32s)", t->g->nodes[k].id, t->g->nodes[k].type);
                     st = reload(t, s, err);
+                }
             }
             if (!st) st = compute_on(t, k, all, NULL, global_input, &gi, &sub, &t->whole[k], err);
             if (!st && t->store) st = spill(t, k, err);

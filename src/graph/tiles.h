@@ -40,7 +40,9 @@ typedef struct trn_tile_split {
     /* Filled by the evaluator: */
     unsigned nodes;                 /* drainages and fills solved split */
     trn_drainage_tiled_stats stats; /* summed over them */
-    char whole_for[160];            /* a Drainage read whole: "node 'ID' (TYPE)", else empty */
+    /* The first node that read a drainage or a split result whole, "node 'ID' (TYPE)" (a
+     * Drainage is then gathered for it, a split result read from the shared folder), else "". */
+    char whole_for[160];
 } trn_tile_split;
 
 /* trn_graph_evaluate_tiles_with, with global nodes split as split says (NULL: none). */

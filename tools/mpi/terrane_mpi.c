@@ -502,7 +502,7 @@ static int generate_main(int rank, int size, int argc, char **argv)
                    "tiles of %u, %llu gathered whole on every process\n",
                    most_d[0], workers_all, most_d[1], most_d[2], (double)moved_all / 1048576.0,
                    most_d[0] - most_d[4], tiles < 64 ? 64u : (unsigned)tiles, most_d[4]);
-        if (most_d[4] && split.whole_for[0])
+        if (split.whole_for[0])
             printf("drainage: gathered whole for %s, which reads it whole\n", split.whole_for);
         if (most_d[3])
             printf("stream power: %llu node(s) with their steps on the output grid split across "
