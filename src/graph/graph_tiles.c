@@ -1012,7 +1012,8 @@ static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn 
         return TRN_OK;
     }
     const bool tiled_src = j.src >= 0 && tiled_kind(t->reach[j.src].kind);
-    if (tiled_src) st = cone_make(t, j.src, &j.c, err);
+    bool cone_ok = false; /* the cone is made (and must be disposed of) */
+    if (tiled_src) cone_ok = (st = cone_make(t, j.src, &j.c, err)) == TRN_OK;
     /* Whether the input carries a transport (a fill keeps it): the same on every process. */
     bool src_transport = false;
     if (!st && j.src >= 0 && kind == SPLIT_FILL) {
@@ -1030,8 +1031,13 @@ static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn 
     if (!st && j.src < 0)
         st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "node '%.60s' has no field",
                            node->id);
-    /* Every process goes on to the collectives together, whatever failed before them here. */
+    /* Every process meets here, whatever failed before (a process that failed earlier in the
+     * run meets the others here too, run_globals): on a failure anywhere, all stop together. */
     st = trn_comm_agree(comm, st, err);
+    if (st) {
+        if (cone_ok) cone_dispose(&j.c);
+        return st;
+    }
     uint64_t sent0 = 0, received0 = 0;
     trn_comm_traffic(comm, &sent0, &received0);
     const uint32_t tile = t->stored;
@@ -1113,7 +1119,7 @@ static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn 
     }
     free(buf);
     trn_drainage_tiles_free(dt);
-    if (tiled_src) cone_dispose(&j.c);
+    if (cone_ok) cone_dispose(&j.c);
     /* Every tile is in the shared cache before anyone reads one. */
     st = trn_comm_agree(comm, st, err);
     trn_node_result *sh = st ? NULL : result_on(t, all, t->L.keys[k]);
