@@ -110,7 +110,8 @@ static trn_status th_exchange(void *impl, const void *const *send, const uint64_
     trn_status st = TRN_OK;
     for (int p = 0; p < t->sh->size; p++) {
         if (t->sh->send_counts[p][t->rank] != recv_counts[p])
-            st = trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1, "exchange: %llu bytes from %d, %llu expected",
+            st = trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                               "exchange: %llu bytes from %d, %llu expected",
                                (unsigned long long)t->sh->send_counts[p][t->rank], p,
                                (unsigned long long)recv_counts[p]);
         else if (recv_counts[p])

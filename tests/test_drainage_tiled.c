@@ -301,26 +301,26 @@ static void test_processes(void)
             uint64_t received[2] = {0, 0};
             size_t rounds[2] = {0, 0};
             for (int mode = 0; mode < 2; mode++) {
-            th_job jobs[8];
-            run_procs(&f, -5.0, tiles[k], procs[p], UINT32_MAX, mode == 1, jobs);
-            rounds[mode] = jobs[0].stats.flat_rounds;
-            for (int r = 0; r < procs[p]; r++)
-                received[mode] += jobs[r].stats.bytes_received;
-            for (int r = 0; r < procs[p]; r++)
-                CHECK_OK(jobs[r].st);
-            const bool ok = jobs[0].st == TRN_OK && same(&whole, &jobs[0].out, n);
-            CHECK(ok);
-            if (!ok) fprintf(stderr, "  %d processes, tile %u differ\n", procs[p], tiles[k]);
-            /* Only process 0 holds the assembled grid; every process owns its share. */
-            size_t owned = 0;
-            for (int r = 0; r < procs[p]; r++) {
-                owned += jobs[r].stats.tiles_owned;
-                if (r > 0) CHECK(jobs[r].out.filled == NULL);
-                trn_drainage_dispose(&jobs[r].out);
-            }
-            CHECK_EQ_INT(owned, jobs[0].stats.tiles);
-            if (procs[p] > 1) CHECK(jobs[1].stats.bytes_sent > 0);
-            if (procs[p] == 1) CHECK_EQ_INT(jobs[0].stats.bytes_sent, 0);
+                th_job jobs[8];
+                run_procs(&f, -5.0, tiles[k], procs[p], UINT32_MAX, mode == 1, jobs);
+                rounds[mode] = jobs[0].stats.flat_rounds;
+                for (int r = 0; r < procs[p]; r++)
+                    received[mode] += jobs[r].stats.bytes_received;
+                for (int r = 0; r < procs[p]; r++)
+                    CHECK_OK(jobs[r].st);
+                const bool ok = jobs[0].st == TRN_OK && same(&whole, &jobs[0].out, n);
+                CHECK(ok);
+                if (!ok) fprintf(stderr, "  %d processes, tile %u differ\n", procs[p], tiles[k]);
+                /* Only process 0 holds the assembled grid; every process owns its share. */
+                size_t owned = 0;
+                for (int r = 0; r < procs[p]; r++) {
+                    owned += jobs[r].stats.tiles_owned;
+                    if (r > 0) CHECK(jobs[r].out.filled == NULL);
+                    trn_drainage_dispose(&jobs[r].out);
+                }
+                CHECK_EQ_INT(owned, jobs[0].stats.tiles);
+                if (procs[p] > 1) CHECK(jobs[1].stats.bytes_sent > 0);
+                if (procs[p] == 1) CHECK_EQ_INT(jobs[0].stats.bytes_sent, 0);
             }
             CHECK_EQ_INT(rounds[0], rounds[1]);
             if (procs[p] >= 3 && tiles[k] == 9) CHECK(received[1] < received[0]);

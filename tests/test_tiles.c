@@ -847,8 +847,8 @@ static void test_split_in_tiles(void)
             c.v = calloc((size_t)DS * DS, sizeof(float));
             c.stride = DS;
             const trn_graph_tile_options to = {.tile = sizes[k], .cache_dir = TILE_CACHE};
-            CHECK_OK(trn_graph_evaluate_tiles_split(&g, &r, &o, &to, NULL, &split, collect_tile,
-                                                    &c, NULL, NULL, &e));
+            CHECK_OK(trn_graph_evaluate_tiles_split(&g, &r, &o, &to, NULL, &split, collect_tile, &c,
+                                                    NULL, NULL, &e));
             const bool same = memcmp(c.v, val.values, (size_t)DS * DS * sizeof(float)) == 0;
             if (!same) fprintf(stderr, "split %s, tile %u differs\n", methods[m], sizes[k]);
             CHECK(same);

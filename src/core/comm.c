@@ -81,16 +81,14 @@ static void serial_free(void *impl)
     (void)impl;
 }
 
-static trn_status serial_exchange(void *impl, const void *const *send,
-                                  const uint64_t *send_counts, void *const *recv,
-                                  const uint64_t *recv_counts, trn_error *err)
+static trn_status serial_exchange(void *impl, const void *const *send, const uint64_t *send_counts,
+                                  void *const *recv, const uint64_t *recv_counts, trn_error *err)
 {
     (void)impl;
     if (send_counts[0] != recv_counts[0])
-        return trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
-                             "comm: %llu bytes sent to this process, %llu expected",
-                             (unsigned long long)send_counts[0],
-                             (unsigned long long)recv_counts[0]);
+        return trn_error_set(
+            err, TRN_ERR_MISMATCH, NULL, -1, "comm: %llu bytes sent to this process, %llu expected",
+            (unsigned long long)send_counts[0], (unsigned long long)recv_counts[0]);
     if (send_counts[0]) memcpy(recv[0], send[0], (size_t)send_counts[0]);
     return TRN_OK;
 }
@@ -293,7 +291,8 @@ trn_status trn_comm_exchange(trn_comm *comm, const void *const *send, const uint
         return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
                              "comm: this transport has no point-to-point exchange");
     const comm_clock c = clock_start();
-    const trn_status st = comm->ops->exchange(comm->impl, send, send_counts, recv, recv_counts, err);
+    const trn_status st =
+        comm->ops->exchange(comm->impl, send, send_counts, recv, recv_counts, err);
     clock_stop(comm, c);
     /* What another process would see move: blocks to and from this one do not count. */
     for (int q = 0; st == TRN_OK && q < comm->size; q++)

@@ -530,7 +530,8 @@ static bool tile_meets(const trn_drainage_tiles *r, trn_comm *comm, size_t u, in
             if ((!dx && !dz) || (dx < 0 && tx == 0) || (dz < 0 && tz == 0) ||
                 (dx > 0 && tx + 1 >= r->g.tiles_x) || (dz > 0 && tz + 1 >= r->g.tiles_z))
                 continue;
-            const size_t v = (tz + (size_t)(ptrdiff_t)dz) * r->g.tiles_x + tx + (size_t)(ptrdiff_t)dx;
+            const size_t v =
+                (tz + (size_t)(ptrdiff_t)dz) * r->g.tiles_x + tx + (size_t)(ptrdiff_t)dx;
             if (trn_comm_tile_owner(comm, v, r->count) == q) return true;
         }
     return false;
@@ -570,8 +571,8 @@ static trn_status strips_share(trn_comm *comm, const trn_drainage_tiles *r, size
     }
     st = trn_comm_agree(comm, st, err);
     if (!st)
-        st = trn_comm_exchange(comm, (const void *const *)sbuf, scount, (void *const *)rbuf,
-                               rcount, err);
+        st = trn_comm_exchange(comm, (const void *const *)sbuf, scount, (void *const *)rbuf, rcount,
+                               err);
     for (int q = 0; q < size && !st; q++) {
         if (q == me) continue;
         const size_t f = trn_comm_first_tile(comm, q, r->count),
@@ -843,10 +844,9 @@ static trn_status directions(trn_comm *comm, trn_drainage_tiles *r, const double
                 }
             }
             if ((st = strips_share(comm, r, sizeof(uint32_t), cur, err))) goto done;
-            const int changed =
-                !prev || memcmp((const uint8_t *)prev + lo * sizeof(uint32_t),
-                                (const uint8_t *)cur + lo * sizeof(uint32_t),
-                                (hi - lo) * sizeof(uint32_t)) != 0;
+            const int changed = !prev || memcmp((const uint8_t *)prev + lo * sizeof(uint32_t),
+                                                (const uint8_t *)cur + lo * sizeof(uint32_t),
+                                                (hi - lo) * sizeof(uint32_t)) != 0;
             int any = 1;
             if ((st = trn_comm_max(comm, changed, &any, err))) goto done;
             if (!any) {

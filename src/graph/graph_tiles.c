@@ -540,8 +540,8 @@ static trn_status drain_heights(void *user, uint32_t i0, uint32_t j0, uint32_t w
             memcpy(out + (size_t)r * w, v + ((size_t)j0 + r) * t->sx + i0, w * sizeof(float));
         return TRN_OK;
     }
-    return trn_tile_store_read(store_of(t, j->src), t->shell[j->src]->key, j->src_pin, i0, j0, w,
-                               h, out, NULL, err);
+    return trn_tile_store_read(store_of(t, j->src), t->shell[j->src]->key, j->src_pin, i0, j0, w, h,
+                               out, NULL, err);
 }
 
 /* A tile's final heights into the band of its tile row; a finished tile row into the cache
@@ -1041,8 +1041,14 @@ static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn 
     uint64_t sent0 = 0, received0 = 0;
     trn_comm_traffic(comm, &sent0, &received0);
     const uint32_t tile = t->stored;
-    trn_drainage_tiling g = {t->sx - 1u, t->sz - 1u, t->recipe->size_x, t->recipe->size_z,
-                             trn_node_drainage_sea(node, ty, t->recipe), tile, 0, 0};
+    trn_drainage_tiling g = {t->sx - 1u,
+                             t->sz - 1u,
+                             t->recipe->size_x,
+                             t->recipe->size_z,
+                             trn_node_drainage_sea(node, ty, t->recipe),
+                             tile,
+                             0,
+                             0};
     trn_drainage_tiles *dt = NULL;
     if (!st)
         st = trn_drainage_tiled_compute(comm, &g, split_heights, &j, &dt, progress, progress_user,
@@ -1054,7 +1060,8 @@ static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn 
     const bool own_mask = kind == SPLIT_DRAINAGE && pin_read(t, k, 1);
     bool flows = false;
     for (uint32_t v = 0; kind == SPLIT_DRAINAGE && v < t->L.n; v++)
-        if ((!t->up || t->up[v]) && flow_d8(t, (int)v) && t->L.src[(size_t)v * TRN_GRAPH_MAX_INPUTS] == k)
+        if ((!t->up || t->up[v]) && flow_d8(t, (int)v) &&
+            t->L.src[(size_t)v * TRN_GRAPH_MAX_INPUTS] == k)
             flows = true;
     float *buf = NULL;
     if (!st && ts.tiles_owned) {
@@ -1093,12 +1100,13 @@ static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn 
             for (size_t c = 0; c < (size_t)w * h; c++)
                 buf[c] = dir[c] == TRN_DRAIN_OUTLET ? 0.0f : (float)((double)acc[c] * scale);
             const uint32_t tx = i0 / tile, tz = j0 / tile;
-            if (own_mask) st = trn_tile_store_put_tile(t->shared, t->L.keys[k], 1, tx, tz, buf, NULL, err);
+            if (own_mask)
+                st = trn_tile_store_put_tile(t->shared, t->L.keys[k], 1, tx, tz, buf, NULL, err);
             for (uint32_t v = 0; !st && v < t->L.n; v++)
                 if ((!t->up || t->up[v]) && flow_d8(t, (int)v) &&
                     t->L.src[(size_t)v * TRN_GRAPH_MAX_INPUTS] == k)
-                    st = trn_tile_store_put_tile(t->shared, t->L.keys[v], 0, tx, tz, buf, NULL,
-                                                 err);
+                    st =
+                        trn_tile_store_put_tile(t->shared, t->L.keys[v], 0, tx, tz, buf, NULL, err);
         }
     } else if (kind == SPLIT_FILL) {
         for (size_t q = 0; !st && q < ts.tiles; q++) {
@@ -1130,7 +1138,8 @@ static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn 
             sh->outputs[p].kind = ty->outputs[p].kind;
         if (kind == SPLIT_DRAINAGE) {
             sh->outputs[0].sea_level = g.sea_level;
-            if (own_mask && !(sh->outputs[1].values = trn_gbuf_new(0, sizeof(float)))) st = oom(err);
+            if (own_mask && !(sh->outputs[1].values = trn_gbuf_new(0, sizeof(float))))
+                st = oom(err);
         } else {
             if (src_transport) t->stored_transport[k] |= 1u;
             if (!(sh->outputs[0].values = trn_gbuf_new(0, sizeof(float)))) st = oom(err);
@@ -1268,7 +1277,8 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         if (st) {
             /* After a failure here, still meet the other processes where a split node would
              * (they learn of it there and stop). */
-            if (sk == SPLIT_DRAINAGE || sk == SPLIT_FILL) (void)trn_comm_agree(t->split->comm, st, NULL);
+            if (sk == SPLIT_DRAINAGE || sk == SPLIT_FILL)
+                (void)trn_comm_agree(t->split->comm, st, NULL);
             continue;
         }
         const trn_node_type *ty = trn_node_type_find(t->g->nodes[k].type);
@@ -1280,8 +1290,8 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
                 snprintf(t->split->whole_for, sizeof t->split->whole_for, "node '%.60s' (%.32s)",
                          t->g->nodes[v].id, t->g->nodes[v].type);
         }
-        for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS && !st && sk == SPLIT_NONE;
-             i++) {
+        for (uint32_t i = 0;
+             i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS && !st && sk == SPLIT_NONE; i++) {
             const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
             if (s >= 0 && tiled_kind(t->reach[s].kind) && !assembled[s])
                 st = assemble(t, s, size, &assembled[s], err);
@@ -1446,7 +1456,8 @@ trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_reci
         if (!st && split && split->comm && split->shared_dir) {
             t.split = split;
             if (!(t.in_shared = calloc(t.L.n ? t.L.n : 1u, 1))) st = oom(err);
-            if (!st) st = trn_tile_store_open_in(split->shared_dir, t.sx, t.sz, stored, &t.shared, err);
+            if (!st)
+                st = trn_tile_store_open_in(split->shared_dir, t.sx, t.sz, stored, &t.shared, err);
         }
     }
     for (uint32_t k = 0; k < t.L.n && !st; k++)

@@ -232,7 +232,7 @@ trn_status trn_tile_store_put_rows(trn_tile_store *s, uint64_t key, uint32_t pin
                 trn_node_result_release(r);
                 return oom(s, err);
             }
-trn_status st = keep(s, r, fk, err);
+            trn_status st = keep(s, r, fk, err);
             if (st) return st;
         }
     return TRN_OK;

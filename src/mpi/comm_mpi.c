@@ -123,10 +123,11 @@ static trn_status m_exchange(void *impl, const void *const *send, const uint64_t
             st = mpi_fail(err, rc, "Irecv");
     }
     for (int q = 0; q < m->size && !st; q++)
-        if (send_counts[q] && (rc = MPI_Isend((void *)send[q], (int)send_counts[q], MPI_BYTE, q,
-                                              71, m->comm, &req[n++])))
+        if (send_counts[q] && (rc = MPI_Isend((void *)send[q], (int)send_counts[q], MPI_BYTE, q, 71,
+                                              m->comm, &req[n++])))
             st = mpi_fail(err, rc, "Isend");
-    if (n && !st && (rc = MPI_Waitall(n, req, MPI_STATUSES_IGNORE))) st = mpi_fail(err, rc, "Waitall");
+    if (n && !st && (rc = MPI_Waitall(n, req, MPI_STATUSES_IGNORE)))
+        st = mpi_fail(err, rc, "Waitall");
     free(req);
     return st;
 }
@@ -136,7 +137,7 @@ static void m_free(void *impl)
     free(impl);
 }
 
-static const trn_comm_ops mpi_ops = {m_share_counts, m_allgather, m_gather, m_broadcast,
+static const trn_comm_ops mpi_ops = {m_share_counts, m_allgather, m_gather,  m_broadcast,
                                      m_max_int,      m_free,      m_exchange};
 
 trn_comm *trn_comm_mpi_new(MPI_Comm mpi_comm)
