@@ -16,6 +16,8 @@ typedef struct th_shared {
     const void *ptr[8];
     uint64_t bytes[8];
     int ival[8];
+    const void *const *sends[8]; /* each process's blocks for an exchange */
+    const uint64_t *send_counts[8];
 } th_shared;
 
 typedef struct th_impl {
@@ -97,28 +99,33 @@ static void th_free(void *impl)
     (void)impl;
 }
 
-/* Point to point: each posts its block and whom it is for; after the barrier each reads the
- * block of the process it receives from. */
-static trn_status th_sendrecv(void *impl, const void *send, uint64_t bytes, int to, void *recv,
-                              uint64_t rbytes, int from, trn_error *err)
+/* Point to point: each process copies the blocks addressed to it (sizes checked). */
+static trn_status th_exchange(void *impl, const void *const *send, const uint64_t *send_counts,
+                              void *const *recv, const uint64_t *recv_counts, trn_error *err)
 {
     th_impl *t = impl;
-    t->sh->ptr[t->rank] = send;
-    t->sh->bytes[t->rank] = bytes;
-    t->sh->ival[t->rank] = to;
+    t->sh->sends[t->rank] = send;
+    t->sh->send_counts[t->rank] = send_counts;
     pthread_barrier_wait(&t->sh->bar);
     trn_status st = TRN_OK;
-    if (from >= 0) {
-        if (t->sh->ival[from] != t->rank || t->sh->bytes[from] != rbytes)
-            st = trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1, "threads: unmatched send");
-        else if (rbytes)
-            memcpy(recv, t->sh->ptr[from], (size_t)rbytes);
+    for (int p = 0; p < t->sh->size; p++) {
+        if (t->sh->send_counts[p][t->rank] != recv_counts[p])
+            st = trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                               "exchange: %llu bytes from %d, %llu expected",
+                               (unsigned long long)t->sh->send_counts[p][t->rank], p,
+                               (unsigned long long)recv_counts[p]);
+        else if (recv_counts[p])
+            memcpy(recv[p], t->sh->sends[p][t->rank], (size_t)recv_counts[p]);
     }
     pthread_barrier_wait(&t->sh->bar);
     return st;
 }
 
-static const trn_comm_ops th_ops = {th_counts, th_allgather, th_gather,  th_broadcast,
-                                    th_max,    th_free,      th_sendrecv};
+/* All-gathers only (a transport without point-to-point blocks). */
+static const trn_comm_ops th_ops = {th_counts, th_allgather, th_gather, th_broadcast,
+                                    th_max,    th_free,      NULL};
+/* With point-to-point blocks, as the MPI transport. */
+static const trn_comm_ops th_ops_p2p = {th_counts, th_allgather, th_gather,  th_broadcast,
+                                        th_max,    th_free,      th_exchange};
 
 #endif

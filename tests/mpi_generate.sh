@@ -1,9 +1,9 @@
 #!/bin/sh
 # mpirun -np N terrane-mpi generate writes the bytes of one process and of
 # 'terrane generate --tiles' (the same tiled BigTIFF), for tiles that do not divide the grid;
-# the band files and tile caches are gone afterwards; a Drainage node and a stream power
-# evolution's steps on the output grid are split across the processes; a bad recipe is refused
-# with one message.
+# the band files and tile caches are gone afterwards; a Drainage node (its results kept in
+# tiles, read back with halos by tile nodes downstream) and a stream power evolution's steps on
+# the output grid are split across the processes; a bad recipe is refused with one message.
 # usage: mpi_generate.sh MPIRUN TERRANE_MPI TERRANE NP SOURCE_DIR WORKDIR
 set -eu
 mpirun=$1 tool=$2 cli=$3 np=$4 src=$5 work=$6
@@ -54,6 +54,71 @@ for tile in 16 48; do
         echo "FAIL drainage --tiles $tile: not split across $want processes"; cat "$work/many.txt"; fail=1; }
     echo "ok drainage --tiles $tile -np $np $(grep '^drainage' "$work/many.txt")"
 done
+# The split drainage keeps its results in tiles (each process writes its own to a tile cache
+# every process shares, nothing gathered whole): a D8 Flow Accumulation of it and a filling Drain
+# Depressions are split too, and a slope mask reads the filled heights one sample beyond each
+# tile, across the processes' tiles; cache tiles of 64 that leave a last row and column of one
+# sample (129) and that do not divide the grid (101 x 91). The bytes of 'terrane generate
+# --tiles' on any process count, and nothing left in the folder.
+cat >"$work/fill.json" <<'JSON'
+{"size": [1024, 1024], "resolution": [128, 128], "seed": 7, "default_landform": "base",
+ "landforms": {"base": {"height_variation": 100}}, "default_biome": "g",
+ "biomes": {"g": {"color": [0.4, 0.6, 0.3, 1]}},
+ "graph": {"format_version": 1, "output": "out", "nodes": [
+  {"id": "n", "type": "noise_terrain", "params": {"height_variation": 200, "feature_size": 250, "octaves": 5}},
+  {"id": "d", "type": "drainage", "params": {"sea": "off"}, "inputs": {"field": {"node": "n"}}},
+  {"id": "f", "type": "flow_accumulation", "params": {"method": "d8"},
+   "inputs": {"drainage": {"node": "d", "pin": "drainage"}}},
+  {"id": "dd", "type": "drain_depressions", "params": {"mode": "fill", "sea": "off"},
+   "inputs": {"field": {"node": "n"}}},
+  {"id": "s", "type": "slope_mask", "inputs": {"field": {"node": "dd"}}},
+  {"id": "b", "type": "height_offset", "params": {"offset": -20},
+   "inputs": {"field": {"node": "dd"}, "mask": {"node": "f"}}},
+  {"id": "c", "type": "height_offset", "params": {"offset": 15},
+   "inputs": {"field": {"node": "b"}, "mask": {"node": "s"}}},
+  {"id": "out", "type": "terrain_output", "inputs": {"field": {"node": "c"}}}]}}
+JSON
+for args in "--tiles 16" "--tiles 48 --resolution 100x90" "--tiles 64"; do
+    # shellcheck disable=SC2086
+    "$cli" generate "$work/fill.json" $args -q -o "$work/cli.tif"
+    # shellcheck disable=SC2086
+    "$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/fill.json" $args \
+        -o "$work/many.tif" >"$work/many.txt"
+    cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL fill $args: -np $np differs from terrane generate --tiles"; fail=1; }
+    grep -q "drainage: 2 node(s) split across .* 2 kept in tiles of 64, 0 gathered whole" "$work/many.txt" || {
+        echo "FAIL fill $args: the drainage and the fill not kept in tiles"; cat "$work/many.txt"; fail=1; }
+    left=$(ls "$work" | grep -c -e '\.part' -e 'terrane-tiles-' || true)
+    [ "$left" = 0 ] || { echo "FAIL: band files or tile caches left:"; ls "$work"; fail=1; }
+    echo "ok fill $args -np $np $(grep '^drainage' "$work/many.txt")"
+done
+# A node that reads the drainage whole (multiple-flow accumulation) gets it gathered whole, and
+# the run says which node: the same bytes.
+sed -e 's/"method": "d8"/"method": "mfd"/' "$work/fill.json" >"$work/mfd.json"
+"$cli" generate "$work/mfd.json" --tiles 32 -q -o "$work/cli.tif"
+"$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/mfd.json" --tiles 32 \
+    -o "$work/many.tif" >"$work/many.txt"
+cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL mfd: -np $np differs from terrane generate --tiles"; fail=1; }
+grep -q "drainage: gathered whole for node 'f' (flow_accumulation)" "$work/many.txt" || {
+    echo "FAIL mfd: the run does not say which node read the drainage whole"; cat "$work/many.txt"; fail=1; }
+echo "ok mfd -np $np $(grep '^drainage' "$work/many.txt" | tr '\n' ' ')"
+# A droplet erosion reads a split fill row band by row band from the shared folder (every
+# process runs the erosion whole): the same bytes.
+cat >"$work/erode.json" <<'JSON'
+{"size": [1024, 1024], "resolution": [100, 100], "seed": 5, "default_landform": "base",
+ "landforms": {"base": {"height_variation": 100}}, "default_biome": "g",
+ "biomes": {"g": {"color": [0.4, 0.6, 0.3, 1]}},
+ "graph": {"format_version": 1, "output": "out", "nodes": [
+  {"id": "n", "type": "noise_terrain", "params": {"height_variation": 200, "feature_size": 300, "octaves": 5}},
+  {"id": "dd", "type": "drain_depressions", "params": {"mode": "fill"}, "inputs": {"field": {"node": "n"}}},
+  {"id": "e", "type": "erosion", "inputs": {"field": {"node": "dd"}}},
+  {"id": "out", "type": "terrain_output", "inputs": {"field": {"node": "e", "pin": "field"}}}]}}
+JSON
+"$cli" generate "$work/erode.json" --tiles 32 -q -o "$work/cli.tif"
+"$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/erode.json" --tiles 32 \
+    -o "$work/many.tif" >"$work/many.txt"
+cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL erosion of a split fill: -np $np differs from terrane generate --tiles"; fail=1; }
+grep -q "1 kept in tiles of 64" "$work/many.txt" || { echo "FAIL erosion of a split fill: the fill not kept in tiles"; cat "$work/many.txt"; fail=1; }
+echo "ok erosion of a split fill -np $np"
 # A stream power evolution's steps on the output grid share their tiles across the processes
 # (frames exchanged, the small graphs on process 0): the bytes of 'terrane generate --tiles'
 # and of the whole grid without tiles, on a grid the tiles do not divide.

@@ -220,6 +220,7 @@ typedef struct th_job {
     double sea;
     uint32_t tile;
     uint32_t nan_rank; /* a process whose heights are broken (UINT32_MAX: none) */
+    bool p2p;          /* border strips point to point (else all-gathered) */
     trn_status st;
     trn_drainage out;
     trn_drainage_tiled_stats stats;
@@ -242,7 +243,8 @@ static trn_status job_heights(void *user, uint32_t i0, uint32_t j0, uint32_t w, 
 static void *job_run(void *arg)
 {
     th_job *job = arg;
-    trn_comm *comm = trn_comm_new(&th_ops, &job->impl, job->impl.rank, job->impl.sh->size);
+    trn_comm *comm = trn_comm_new(job->p2p ? &th_ops_p2p : &th_ops, &job->impl, job->impl.rank,
+                                  job->impl.sh->size);
     const trn_field *f = job->field;
     trn_drainage_tiling g = {f->cells_x, f->cells_z, f->size_x, f->size_z, job->sea, job->tile,
                              0, 0};
@@ -258,7 +260,7 @@ static void *job_run(void *arg)
 }
 
 static void run_procs(const trn_field *f, double sea, uint32_t tile, int procs, uint32_t nan_rank,
-                      th_job *jobs)
+                      bool p2p, th_job *jobs)
 {
     th_shared sh;
     memset(&sh, 0, sizeof sh);
@@ -272,6 +274,7 @@ static void run_procs(const trn_field *f, double sea, uint32_t tile, int procs, 
         jobs[r].sea = sea;
         jobs[r].tile = tile;
         jobs[r].nan_rank = nan_rank;
+        jobs[r].p2p = p2p;
         pthread_create(&th[r], NULL, job_run, &jobs[r]);
     }
     for (int r = 0; r < procs; r++)
@@ -292,27 +295,40 @@ static void test_processes(void)
     static const uint32_t tiles[] = {9, 16, 40};
     for (size_t p = 0; p < sizeof procs / sizeof *procs; p++)
         for (size_t k = 0; k < sizeof tiles / sizeof *tiles; k++) {
-            th_job jobs[8];
-            run_procs(&f, -5.0, tiles[k], procs[p], UINT32_MAX, jobs);
-            for (int r = 0; r < procs[p]; r++)
-                CHECK_OK(jobs[r].st);
-            const bool ok = jobs[0].st == TRN_OK && same(&whole, &jobs[0].out, n);
-            CHECK(ok);
-            if (!ok) fprintf(stderr, "  %d processes, tile %u differ\n", procs[p], tiles[k]);
-            /* Only process 0 holds the assembled grid; every process owns its share. */
-            size_t owned = 0;
-            for (int r = 0; r < procs[p]; r++) {
-                owned += jobs[r].stats.tiles_owned;
-                if (r > 0) CHECK(jobs[r].out.filled == NULL);
-                trn_drainage_dispose(&jobs[r].out);
+            /* Border strips all-gathered, then point to point to the neighbours' owners only:
+             * the same bytes and flat rounds, and less received once a process has tiles that
+             * do not touch another's. */
+            uint64_t received[2] = {0, 0};
+            size_t rounds[2] = {0, 0};
+            for (int mode = 0; mode < 2; mode++) {
+                th_job jobs[8];
+                run_procs(&f, -5.0, tiles[k], procs[p], UINT32_MAX, mode == 1, jobs);
+                rounds[mode] = jobs[0].stats.flat_rounds;
+                for (int r = 0; r < procs[p]; r++)
+                    received[mode] += jobs[r].stats.bytes_received;
+                for (int r = 0; r < procs[p]; r++)
+                    CHECK_OK(jobs[r].st);
+                const bool ok = jobs[0].st == TRN_OK && same(&whole, &jobs[0].out, n);
+                CHECK(ok);
+                if (!ok) fprintf(stderr, "  %d processes, tile %u differ\n", procs[p], tiles[k]);
+                /* Only process 0 holds the assembled grid; every process owns its share. */
+                size_t owned = 0;
+                for (int r = 0; r < procs[p]; r++) {
+                    owned += jobs[r].stats.tiles_owned;
+                    if (r > 0) CHECK(jobs[r].out.filled == NULL);
+                    trn_drainage_dispose(&jobs[r].out);
+                }
+                CHECK_EQ_INT(owned, jobs[0].stats.tiles);
+                if (procs[p] > 1) CHECK(jobs[1].stats.bytes_sent > 0);
+                if (procs[p] == 1) CHECK_EQ_INT(jobs[0].stats.bytes_sent, 0);
             }
-            CHECK_EQ_INT(owned, jobs[0].stats.tiles);
-            if (procs[p] > 1) CHECK(jobs[1].stats.bytes_sent > 0);
-            if (procs[p] == 1) CHECK_EQ_INT(jobs[0].stats.bytes_sent, 0);
+            CHECK_EQ_INT(rounds[0], rounds[1]);
+            if (procs[p] >= 3 && tiles[k] == 9) CHECK(received[1] < received[0]);
+            if (procs[p] == 1) CHECK_EQ_INT(received[1], 0);
         }
     /* One process's heights are broken: it names the sample, the others say another failed. */
     th_job jobs[8];
-    run_procs(&f, -5.0, 16, 3, 2, jobs);
+    run_procs(&f, -5.0, 16, 3, 2, true, jobs);
     CHECK_EQ_INT(jobs[2].st, TRN_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(jobs[2].err.message, "NaN at sample");
     CHECK_EQ_INT(jobs[0].st, TRN_ERR_MISMATCH);

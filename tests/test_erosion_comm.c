@@ -12,9 +12,8 @@
 #include "comm_threads.h"
 #include "test.h"
 
-/* The same transport without point to point: the library sends through allgather. */
-static const trn_comm_ops th_ops_collective = {th_counts, th_allgather, th_gather, th_broadcast,
-                                               th_max,    th_free,      NULL};
+/* th_ops_p2p: point to point (as MPI); th_ops: without it, so the library sends through
+ * allgather. */
 
 /* Ridges and a slope across the rows, so droplets run far and cross band borders. */
 static void make_field(trn_field *f, uint32_t cx, uint32_t cz)
@@ -187,11 +186,11 @@ static void test_split_equals_whole(void)
                 char what[96];
                 snprintf(what, sizeof what, "grid %d, %d processes, chunk %zu", g, procs[q],
                          chunks[c]);
-                check_split(&f, &p, &whole, procs[q], chunks[c], &th_ops, true, what);
+                check_split(&f, &p, &whole, procs[q], chunks[c], &th_ops_p2p, true, what);
             }
-        check_split(&f, &p, &whole, 3, 20, &th_ops_collective, true, "through allgather");
+        check_split(&f, &p, &whole, 3, 20, &th_ops, true, "through allgather");
         p.threads = 2;
-        check_split(&f, &p, &whole, 2, 20, &th_ops, true, "two threads");
+        check_split(&f, &p, &whole, 2, 20, &th_ops_p2p, true, "two threads");
         trn_erosion_result_dispose(&whole);
         trn_field_dispose(&f);
     }
@@ -212,11 +211,11 @@ static void test_wide_thermal_whole(void)
     p.threads = 1;
     trn_erosion_result whole;
     CHECK_OK(trn_erosion_run(&f, &p, 41, &whole, NULL, NULL, NULL));
-    check_split(&f, &p, &whole, 3, 16, &th_ops, false, "wide thermal");
+    check_split(&f, &p, &whole, 3, 16, &th_ops_p2p, false, "wide thermal");
     p.thermal_iterations = 22; /* the widest that is shared */
     trn_erosion_result_dispose(&whole);
     CHECK_OK(trn_erosion_run(&f, &p, 41, &whole, NULL, NULL, NULL));
-    check_split(&f, &p, &whole, 3, 16, &th_ops, true, "thermal as wide as a tile");
+    check_split(&f, &p, &whole, 3, 16, &th_ops_p2p, true, "thermal as wide as a tile");
     trn_erosion_result_dispose(&whole);
     trn_field_dispose(&f);
 }
@@ -245,7 +244,7 @@ static void test_failure_agreed(void)
     for (int r = 0; r < 3; r++) {
         memset(&jobs[r], 0, sizeof jobs[r]);
         jobs[r].sh = &sh;
-        jobs[r].ops = &th_ops;
+        jobs[r].ops = &th_ops_p2p;
         jobs[r].rank = r;
         jobs[r].size = 3;
         jobs[r].f = &f;

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tiffio.h>
 
+#include "core/paths.h"
 #include "graph/tiles.h"
 #include "terrane/generate.h"
 #include "terrane/geotiff.h"
@@ -785,6 +787,93 @@ static void test_drain_in_tiles(void)
     remove(TILE_CACHE);
 }
 
+/* ---- global nodes split across processes, their results kept in a shared tile cache ---- */
+
+#define SHARED_DIR "tiles_test_shared"
+
+/* A Drainage read by a D8 Flow Accumulation, and a filling Drain Depressions read through a
+ * slope mask (one sample beyond each tile), solved split (one process, the serial transport):
+ * the whole grid's bytes for cache tiles that leave a one-sample last row (129 in 64) and that
+ * do not divide the grid, nothing left in the shared folder; a multiple-flow accumulation reads
+ * the drainage whole, which is then solved whole and named. */
+static void test_split_in_tiles(void)
+{
+    enum { DC = 128u, DS = DC + 1u };
+    static const char *const methods[] = {"d8", "mfd"};
+    for (int m = 0; m < 2; m++) {
+        char text[4096];
+        snprintf(text, sizeof text,
+                 "{\"size\":[1024,1024],\"resolution\":[%u,%u],\"seed\":7,"
+                 "\"default_landform\":\"b\",\"landforms\":{\"b\":{\"height_variation\":100}},"
+                 "\"default_biome\":\"g\",\"biomes\":{\"g\":{\"color\":[0.4,0.6,0.3,1]}},"
+                 "\"graph\":{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+                 "{\"id\":\"n\",\"type\":\"noise_terrain\",\"params\":{\"height_variation\":200,"
+                 "\"feature_size\":250,\"octaves\":5}},"
+                 "{\"id\":\"d\",\"type\":\"drainage\",\"params\":{\"sea\":\"off\"},"
+                 "\"inputs\":{\"field\":{\"node\":\"n\"}}},"
+                 "{\"id\":\"f\",\"type\":\"flow_accumulation\",\"params\":{\"method\":\"%s\"},"
+                 "\"inputs\":{\"drainage\":{\"node\":\"d\",\"pin\":\"drainage\"}}},"
+                 "{\"id\":\"dd\",\"type\":\"drain_depressions\",\"params\":{\"mode\":\"fill\","
+                 "\"sea\":\"off\"},\"inputs\":{\"field\":{\"node\":\"n\"}}},"
+                 "{\"id\":\"s\",\"type\":\"slope_mask\",\"inputs\":{\"field\":{\"node\":\"dd\"}}},"
+                 "{\"id\":\"b\",\"type\":\"height_offset\",\"params\":{\"offset\":-20},"
+                 "\"inputs\":{\"field\":{\"node\":\"dd\"},\"mask\":{\"node\":\"f\"}}},"
+                 "{\"id\":\"c\",\"type\":\"height_offset\",\"params\":{\"offset\":15},"
+                 "\"inputs\":{\"field\":{\"node\":\"b\"},\"mask\":{\"node\":\"s\"}}},"
+                 "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{"
+                 "\"node\":\"c\"}}}]}}",
+                 DC, DC, methods[m]);
+        trn_recipe r;
+        trn_graph g;
+        trn_error e;
+        CHECK_OK(trn_recipe_parse(text, strlen(text), "split.json", &r, NULL, &e));
+        CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
+        trn_graph_options o;
+        memset(&o, 0, sizeof o);
+        o.threads = 1;
+        trn_graph_run *run = NULL;
+        CHECK_OK(trn_graph_evaluate(&g, &r, &o, &run, NULL, NULL, &e));
+        trn_graph_value val;
+        CHECK_OK(trn_graph_run_output(run, "c", NULL, &val, &e));
+        const uint32_t sizes[] = {16, 23, 64};
+        for (int k = 0; k < 3; k++) {
+            CHECK(trn_mkdir_p(SHARED_DIR, &e) == TRN_OK);
+            trn_tile_split split;
+            memset(&split, 0, sizeof split);
+            split.comm = trn_comm_serial_new();
+            split.shared_dir = SHARED_DIR;
+            collect c;
+            memset(&c, 0, sizeof c);
+            c.v = calloc((size_t)DS * DS, sizeof(float));
+            c.stride = DS;
+            const trn_graph_tile_options to = {.tile = sizes[k], .cache_dir = TILE_CACHE};
+            CHECK_OK(trn_graph_evaluate_tiles_split(&g, &r, &o, &to, NULL, &split, collect_tile, &c,
+                                                    NULL, NULL, &e));
+            const bool same = memcmp(c.v, val.values, (size_t)DS * DS * sizeof(float)) == 0;
+            if (!same) fprintf(stderr, "split %s, tile %u differs\n", methods[m], sizes[k]);
+            CHECK(same);
+            /* d8: the drainage and the fill split, nothing read whole; mfd: the fill only. */
+            CHECK_EQ_INT(split.nodes, (m == 0 ? 2 : 1));
+            CHECK(split.stats.tiles_owned == split.stats.tiles && split.stats.tiles > 0);
+            if (m == 0)
+                CHECK(split.whole_for[0] == '\0');
+            else
+                CHECK_CONTAINS(split.whole_for, "node 'f' (flow_accumulation)");
+            /* Every split tile was removed, and the folder with them. */
+            DIR *dir = opendir(SHARED_DIR);
+            CHECK(dir == NULL);
+            if (dir) closedir(dir);
+            (void)rmdir(SHARED_DIR);
+            trn_comm_free(split.comm);
+            free(c.v);
+        }
+        trn_graph_run_free(run);
+        trn_graph_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+    remove(TILE_CACHE);
+}
+
 /* ---- sculpt and protection strokes on tiles ---- */
 
 /* Strokes that cross tile borders, reach the grid's edge, smooth across a tile border (one with
@@ -1188,6 +1277,7 @@ int main(void)
     RUN(test_fine_steps_in_tiles);
     RUN(test_erosion_by_rows_in_tiles);
     RUN(test_drain_in_tiles);
+    RUN(test_split_in_tiles);
     RUN(test_strokes_on_tiles);
     RUN(test_far_corner_of_largest_grid);
     RUN(test_global_node_on_largest_grid);

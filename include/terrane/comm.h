@@ -28,11 +28,11 @@ typedef struct trn_comm_ops {
     /* The largest of every process's value (used to agree that a step failed somewhere). */
     trn_status (*max_int)(void *impl, int mine, int *out, trn_error *err);
     void (*free)(void *impl);
-    /* Point to point: send bytes to process to and receive rbytes from process from, at once
-     * (either may be -1: none). Every process calls it in the same step. NULL: done through
-     * allgather (every block to every process). */
-    trn_status (*sendrecv)(void *impl, const void *send, uint64_t bytes, int to, void *recv,
-                           uint64_t rbytes, int from, trn_error *err);
+    /* Optional (NULL: the tiled solvers all-gather instead). Point to point: send[q]
+     * (send_counts[q] bytes) goes to process q, recv[p] (recv_counts[p] bytes, which the
+     * receiver knows beforehand) comes from process p; a zero count moves nothing. */
+    trn_status (*exchange)(void *impl, const void *const *send, const uint64_t *send_counts,
+                           void *const *recv, const uint64_t *recv_counts, trn_error *err);
 } trn_comm_ops;
 
 typedef struct trn_comm trn_comm;
@@ -69,9 +69,18 @@ trn_status trn_comm_gather(trn_comm *comm, const void *mine, uint64_t bytes, voi
                            uint64_t **counts, trn_error *err);
 /* The root's block (*data, *bytes there) to every process: elsewhere *data is a new buffer. */
 trn_status trn_comm_broadcast(trn_comm *comm, void **data, uint64_t *bytes, trn_error *err);
+/* Whether the transport moves blocks point to point (its exchange is set). */
+int trn_comm_can_exchange(const trn_comm *comm);
+/* Blocks to and from chosen processes only (see trn_comm_ops.exchange; the transport must have
+ * one). Every process calls it together. */
+trn_status trn_comm_exchange(trn_comm *comm, const void *const *send, const uint64_t *send_counts,
+                             void *const *recv, const uint64_t *recv_counts, trn_error *err);
+/* The largest of every process's value. */
+trn_status trn_comm_max(trn_comm *comm, int mine, int *out, trn_error *err);
 /* Send bytes to process to and receive rbytes (the size the sender sends) from process from
  * (-1: none); every process calls it in the same step, so pairs meet (a chain of neighbours:
- * each sends up and receives from below). */
+ * each sends up and receives from below). Point to point where the transport has an exchange,
+ * else through allgather. */
 trn_status trn_comm_sendrecv(trn_comm *comm, const void *send, uint64_t bytes, int to, void *recv,
                              uint64_t rbytes, int from, trn_error *err);
 /* Agree whether every process succeeded: returns local when it is an error, else

@@ -81,9 +81,21 @@ static void serial_free(void *impl)
     (void)impl;
 }
 
+static trn_status serial_exchange(void *impl, const void *const *send, const uint64_t *send_counts,
+                                  void *const *recv, const uint64_t *recv_counts, trn_error *err)
+{
+    (void)impl;
+    if (send_counts[0] != recv_counts[0])
+        return trn_error_set(
+            err, TRN_ERR_MISMATCH, NULL, -1, "comm: %llu bytes sent to this process, %llu expected",
+            (unsigned long long)send_counts[0], (unsigned long long)recv_counts[0]);
+    if (send_counts[0]) memcpy(recv[0], send[0], (size_t)send_counts[0]);
+    return TRN_OK;
+}
+
 static const trn_comm_ops serial_ops = {serial_share_counts, serial_allgather, serial_allgather,
                                         serial_broadcast,    serial_max_int,   serial_free,
-                                        NULL};
+                                        serial_exchange};
 
 trn_comm *trn_comm_new(const trn_comm_ops *ops, void *impl, int rank, int size)
 {
@@ -267,6 +279,38 @@ trn_status trn_comm_agree(trn_comm *comm, trn_status local, trn_error *err)
     return TRN_OK;
 }
 
+int trn_comm_can_exchange(const trn_comm *comm)
+{
+    return comm->ops->exchange != NULL;
+}
+
+trn_status trn_comm_exchange(trn_comm *comm, const void *const *send, const uint64_t *send_counts,
+                             void *const *recv, const uint64_t *recv_counts, trn_error *err)
+{
+    if (!comm->ops->exchange)
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
+                             "comm: this transport has no point-to-point exchange");
+    const comm_clock c = clock_start();
+    const trn_status st =
+        comm->ops->exchange(comm->impl, send, send_counts, recv, recv_counts, err);
+    clock_stop(comm, c);
+    /* What another process would see move: blocks to and from this one do not count. */
+    for (int q = 0; st == TRN_OK && q < comm->size; q++)
+        if (q != comm->rank) {
+            comm->sent += send_counts[q];
+            comm->received += recv_counts[q];
+        }
+    return st;
+}
+
+trn_status trn_comm_max(trn_comm *comm, int mine, int *out, trn_error *err)
+{
+    const comm_clock c = clock_start();
+    const trn_status st = comm->ops->max_int(comm->impl, mine, out, err);
+    clock_stop(comm, c);
+    return st;
+}
+
 trn_status trn_comm_sendrecv(trn_comm *comm, const void *send, uint64_t bytes, int to, void *recv,
                              uint64_t rbytes, int from, trn_error *err)
 {
@@ -275,15 +319,29 @@ trn_status trn_comm_sendrecv(trn_comm *comm, const void *send, uint64_t bytes, i
                              "comm: process %d sends to %d and receives from %d of %d",
                              comm->rank, to, from, comm->size);
     if (to < 0) bytes = 0;
-    if (comm->ops->sendrecv) {
-        const comm_clock c = clock_start();
-        trn_status st = comm->ops->sendrecv(comm->impl, send, bytes, to, recv,
-                                            from < 0 ? 0 : rbytes, from, err);
-        clock_stop(comm, c);
-        if (st != TRN_OK) return st;
-        comm->sent += bytes;
-        if (from >= 0) comm->received += rbytes;
-        return TRN_OK;
+    if (comm->ops->exchange) {
+        /* One block each way through the exchange; every other count zero. */
+        const void **sends = calloc((size_t)comm->size, sizeof *sends);
+        void **recvs = calloc((size_t)comm->size, sizeof *recvs);
+        uint64_t *counts = calloc((size_t)comm->size * 2u, sizeof *counts);
+        trn_status st = TRN_OK;
+        if (!sends || !recvs || !counts) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "comm: out of memory");
+        } else {
+            if (to >= 0) {
+                sends[to] = send;
+                counts[to] = bytes;
+            }
+            if (from >= 0) {
+                recvs[from] = recv;
+                counts[comm->size + from] = rbytes;
+            }
+            st = trn_comm_exchange(comm, sends, counts, recvs, counts + comm->size, err);
+        }
+        free(sends);
+        free(recvs);
+        free(counts);
+        return st;
     }
     /* Through the collective: every process's block (and whom it is for) to every process. */
     uint8_t *mine = malloc((size_t)bytes + sizeof(int));

@@ -521,11 +521,100 @@ done:
 
 /* ---- border strips: one value per border sample of every tile, in tile order ---- */
 
+/* Whether tile u touches (sides or corners) a tile that process q owns. */
+static bool tile_meets(const trn_drainage_tiles *r, trn_comm *comm, size_t u, int q)
+{
+    const size_t tx = u % r->g.tiles_x, tz = u / r->g.tiles_x;
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dx = -1; dx <= 1; dx++) {
+            if ((!dx && !dz) || (dx < 0 && tx == 0) || (dz < 0 && tz == 0) ||
+                (dx > 0 && tx + 1 >= r->g.tiles_x) || (dz > 0 && tz + 1 >= r->g.tiles_z))
+                continue;
+            const size_t v =
+                (tz + (size_t)(ptrdiff_t)dz) * r->g.tiles_x + tx + (size_t)(ptrdiff_t)dx;
+            if (trn_comm_tile_owner(comm, v, r->count) == q) return true;
+        }
+    return false;
+}
+
+/* all holds this process's tiles' strips (at poff); each goes to the processes that own a
+ * tile it touches, and the strips of the tiles touching this process's come back into all:
+ * point to point, a tile's ring only ever reads its neighbours' strips. Other tiles' entries
+ * are left as they are. Collective. */
+static trn_status strips_share(trn_comm *comm, const trn_drainage_tiles *r, size_t elem,
+                               uint8_t *all, trn_error *err)
+{
+    const int size = trn_comm_size(comm), me = trn_comm_rank(comm);
+    uint64_t *count = calloc(2u * (size_t)size, sizeof *count);
+    uint8_t **buf = calloc(2u * (size_t)size, sizeof *buf);
+    trn_status st = TRN_OK;
+    if (!count || !buf) st = no_memory(err);
+    uint64_t *scount = count, *rcount = count ? count + size : NULL;
+    uint8_t **sbuf = buf, **rbuf = buf ? buf + size : NULL;
+    for (int q = 0; q < size && !st; q++) {
+        if (q == me) continue;
+        for (size_t u = r->first; u < r->last; u++)
+            if (tile_meets(r, comm, u, q)) scount[q] += r->tiles[u].perim * elem;
+        const size_t f = trn_comm_first_tile(comm, q, r->count),
+                     l = trn_comm_first_tile(comm, q + 1, r->count);
+        for (size_t u = f; u < l; u++)
+            if (tile_meets(r, comm, u, me)) rcount[q] += r->tiles[u].perim * elem;
+        if ((scount[q] && !(sbuf[q] = malloc((size_t)scount[q]))) ||
+            (rcount[q] && !(rbuf[q] = malloc((size_t)rcount[q]))))
+            st = no_memory(err);
+        size_t at = 0;
+        for (size_t u = r->first; !st && u < r->last; u++)
+            if (tile_meets(r, comm, u, q)) {
+                memcpy(sbuf[q] + at, all + r->poff[u] * elem, r->tiles[u].perim * elem);
+                at += r->tiles[u].perim * elem;
+            }
+    }
+    st = trn_comm_agree(comm, st, err);
+    if (!st)
+        st = trn_comm_exchange(comm, (const void *const *)sbuf, scount, (void *const *)rbuf, rcount,
+                               err);
+    for (int q = 0; q < size && !st; q++) {
+        if (q == me) continue;
+        const size_t f = trn_comm_first_tile(comm, q, r->count),
+                     l = trn_comm_first_tile(comm, q + 1, r->count);
+        size_t at = 0;
+        for (size_t u = f; u < l; u++)
+            if (tile_meets(r, comm, u, me)) {
+                memcpy(all + r->poff[u] * elem, rbuf[q] + at, r->tiles[u].perim * elem);
+                at += r->tiles[u].perim * elem;
+            }
+    }
+    for (int q = 0; buf && q < 2 * size; q++)
+        free(buf[q]);
+    free(buf);
+    free(count);
+    return st;
+}
+
 static trn_status strips_exchange(trn_comm *comm, trn_drainage_tiles *r, size_t elem,
                                   void (*put)(const dt_tile *t, size_t p, size_t li, size_t lj,
                                               uint8_t *dst),
                                   void **all, trn_error *err)
 {
+    if (trn_comm_can_exchange(comm)) {
+        uint8_t *strips = calloc(r->perim_total * elem + 1u, 1);
+        if (!strips) return no_memory(err);
+        for (size_t t = r->first; t < r->last; t++) {
+            const dt_tile *tt = &r->tiles[t];
+            for (size_t p = 0; p < tt->perim; p++) {
+                uint32_t li, lj;
+                perim_cell(tt->w, tt->h, p, &li, &lj);
+                put(tt, p, li, lj, strips + (r->poff[t] + p) * elem);
+            }
+        }
+        const trn_status st = strips_share(comm, r, elem, strips, err);
+        if (st) {
+            free(strips);
+            return st;
+        }
+        *all = strips;
+        return TRN_OK;
+    }
     const size_t lo = r->poff[r->first], hi = r->poff[r->last];
     uint8_t *mine = malloc((hi - lo) * elem + 1);
     if (!mine) return no_memory(err);
@@ -737,7 +826,34 @@ static trn_status directions(trn_comm *comm, trn_drainage_tiles *r, const double
     const size_t strip_bytes = r->perim_total * sizeof(uint32_t);
     for (size_t round = 0;; round++) {
         uint8_t *mine_strips = NULL;
-        {
+        if (trn_comm_can_exchange(comm)) {
+            /* Each process its own strips and its neighbours': settled when no process's own
+             * strips changed. */
+            const size_t lo = r->poff[r->first], hi = r->poff[r->last];
+            if (!(cur = calloc(strip_bytes + 1u, 1))) {
+                st = no_memory(err);
+                goto done;
+            }
+            for (size_t k = 0; k < own; k++) {
+                const dt_tile *t = &r->tiles[r->first + k];
+                for (size_t p = 0; p < t->perim; p++) {
+                    uint32_t li, lj;
+                    perim_cell(t->w, t->h, p, &li, &lj);
+                    memcpy((uint8_t *)cur + (r->poff[r->first + k] + p) * sizeof(uint32_t),
+                           &halos[k].d[(lj + 1) * halos[k].stride + li + 1], sizeof(uint32_t));
+                }
+            }
+            if ((st = strips_share(comm, r, sizeof(uint32_t), cur, err))) goto done;
+            const int changed = !prev || memcmp((const uint8_t *)prev + lo * sizeof(uint32_t),
+                                                (const uint8_t *)cur + lo * sizeof(uint32_t),
+                                                (hi - lo) * sizeof(uint32_t)) != 0;
+            int any = 1;
+            if ((st = trn_comm_max(comm, changed, &any, err))) goto done;
+            if (!any) {
+                r->stats.flat_rounds = round;
+                break;
+            }
+        } else {
             const size_t lo = r->poff[r->first], hi = r->poff[r->last];
             mine_strips = malloc((hi - lo) * sizeof(uint32_t) + 1);
             if (!mine_strips) {
@@ -757,10 +873,10 @@ static trn_status directions(trn_comm *comm, trn_drainage_tiles *r, const double
                                     err);
             free(mine_strips);
             if (st != TRN_OK) goto done;
-        }
-        if (prev && memcmp(prev, cur, strip_bytes) == 0) {
-            r->stats.flat_rounds = round;
-            break;
+            if (prev && memcmp(prev, cur, strip_bytes) == 0) {
+                r->stats.flat_rounds = round;
+                break;
+            }
         }
         free(prev);
         prev = cur;
@@ -1096,7 +1212,85 @@ static trn_status solve_on_root(trn_comm *comm, trn_drainage_tiles *r, dt_bytes 
     }
     free(all);
     if ((st = trn_comm_agree(comm, st, err)) != TRN_OK) return st;
+    if (trn_comm_can_exchange(comm)) return TRN_OK; /* scattered by share_solution */
     return trn_comm_broadcast(comm, blob, bytes, err);
+}
+
+/* Process 0's solution (blob: hdr_count offsets, then elem-byte entries tile by tile, tile t's
+ * from entry off[t] to off[t + 1], total the last tile's end when the header has no end of
+ * its own) to every process: the offsets (count + 1 of them, the last the total) to all, and
+ * each process's own tiles' entries only, point to point from process 0 (with a transport
+ * that cannot, every process holds the whole blob already: its part is cut from it). *hdr and
+ * *data are new buffers; data's first entry is off[r->first]'s. Collective. */
+static trn_status share_solution(trn_comm *comm, const trn_drainage_tiles *r, const void *blob,
+                                 uint64_t bytes, size_t hdr_count, size_t elem, uint64_t **hdr,
+                                 uint8_t **data, trn_error *err)
+{
+    *hdr = NULL;
+    *data = NULL;
+    const int me = trn_comm_rank(comm), size = trn_comm_size(comm);
+    const bool p2p = trn_comm_can_exchange(comm) != 0;
+    const size_t count = r->count;
+    uint64_t *off = NULL;
+    trn_status st = TRN_OK;
+    if (me == 0 || !p2p) {
+        off = malloc((count + 1) * sizeof *off);
+        if (!off) st = no_memory(err);
+        for (size_t t = 0; !st && t < count; t++)
+            off[t] = ((const uint64_t *)blob)[t];
+        if (!st)
+            off[count] = hdr_count > count ? ((const uint64_t *)blob)[count]
+                                           : (bytes - hdr_count * sizeof(uint64_t)) / elem;
+    }
+    if (p2p) {
+        if ((st = trn_comm_agree(comm, st, err))) {
+            free(off);
+            return st;
+        }
+        uint64_t n = (count + 1) * sizeof *off;
+        if ((st = trn_comm_broadcast(comm, (void **)&off, &n, err))) {
+            if (me == 0) free(off);
+            return st;
+        }
+    }
+    const size_t lo = (size_t)off[r->first], hi = (size_t)off[r->last];
+    uint8_t *mine = malloc((hi - lo) * elem + 1u);
+    if (!mine) st = no_memory(err);
+    const uint8_t *entries = blob ? (const uint8_t *)blob + hdr_count * sizeof(uint64_t) : NULL;
+    if (!st && (me == 0 || !p2p) && hi > lo) memcpy(mine, entries + lo * elem, (hi - lo) * elem);
+    if (p2p) {
+        uint64_t *count_of = calloc(2u * (size_t)size, sizeof *count_of);
+        const void **send = calloc((size_t)size, sizeof *send);
+        void **recv = calloc((size_t)size, sizeof *recv);
+        if (!count_of || !send || !recv) st = no_memory(err);
+        for (int q = 1; !st && q < size; q++) {
+            const size_t f = trn_comm_first_tile(comm, q, count),
+                         l = trn_comm_first_tile(comm, q + 1, count);
+            if (me == 0) {
+                count_of[q] = (off[l] - off[f]) * elem;
+                send[q] = entries + off[f] * elem;
+            }
+        }
+        if (me != 0 && !st) {
+            count_of[size] = (hi - lo) * elem; /* from process 0 */
+            recv[0] = mine;
+        }
+        st = trn_comm_agree(comm, st, err);
+        if (!st)
+            st = trn_comm_exchange(comm, (const void *const *)send, count_of, (void *const *)recv,
+                                   count_of + size, err);
+        free(count_of);
+        free(send);
+        free(recv);
+    }
+    if (st) {
+        free(off);
+        free(mine);
+        return st;
+    }
+    *hdr = off;
+    *data = mine;
+    return TRN_OK;
 }
 
 static void tiles_free_work(dt_tile *t)
@@ -1260,19 +1454,25 @@ trn_status trn_drainage_tiled_compute(trn_comm *comm, const trn_drainage_tiling 
     st = solve_on_root(comm, r, &mine, spill_solve, &blob, &bytes, err);
     if (st != TRN_OK) goto fail;
     {
-        const uint64_t *base = blob;
-        const float *W = (const float *)(base + r->count);
+        uint64_t *base = NULL;
+        uint8_t *levels = NULL;
+        st = share_solution(comm, r, blob, bytes, r->count, sizeof(float), &base, &levels, err);
+        if (st != TRN_OK) goto fail;
+        const float *W = (const float *)levels;
         for (size_t t = r->first; t < r->last; t++) {
             dt_tile *tt = &r->tiles[t];
             for (size_t c = 0; c < tt->n; c++) {
                 const uint32_t l = tt->label[c];
                 if (l == DT_OCEAN) continue;
-                const float lvl = W[base[t] + l - DT_FIRST_LABEL];
+                float lvl;
+                memcpy(&lvl, W + (base[t] - base[r->first] + l - DT_FIRST_LABEL), sizeof lvl);
                 if (lvl > tt->filled[c]) tt->filled[c] = lvl + 0.0f;
             }
             free(tt->label);
             tt->label = NULL;
         }
+        free(base);
+        free(levels);
     }
     free(blob);
     blob = NULL;
@@ -1311,8 +1511,10 @@ trn_status trn_drainage_tiled_compute(trn_comm *comm, const trn_drainage_tiling 
     {
         /* Each tile's entries' inflows (offsets per tile first), as the blocks listed them:
          * in sample order. */
-        const uint64_t *qoff = blob;
-        const uint8_t *X = (const uint8_t *)(qoff + r->count + 1);
+        uint64_t *qoff = NULL;
+        uint8_t *X = NULL;
+        st = share_solution(comm, r, blob, bytes, r->count + 1, sizeof(uint32_t), &qoff, &X, err);
+        if (st != TRN_OK) goto fail;
         uint32_t *extra = scratch32;
         for (size_t t = r->first; t < r->last; t++) {
             dt_tile *tt = &r->tiles[t];
@@ -1320,7 +1522,7 @@ trn_status trn_drainage_tiled_compute(trn_comm *comm, const trn_drainage_tiling 
             memset(extra, 0, tt->n * sizeof *extra);
             uint64_t q = qoff[t];
             for (size_t c = 0; c < tt->n; c++)
-                if (scratch8[c]) extra[c] = rd_u32(X + 4 * q++);
+                if (scratch8[c]) extra[c] = rd_u32(X + 4 * (q++ - qoff[r->first]));
             if (q != qoff[t + 1]) {
                 st = trn_error_set(err, TRN_ERR_FORMAT, NULL, -1,
                                    "tiled drainage: tile %zu's inflows do not match its entries",
@@ -1329,6 +1531,8 @@ trn_status trn_drainage_tiled_compute(trn_comm *comm, const trn_drainage_tiling 
             }
             tile_accumulate(tt, extra, scratch8);
         }
+        free(qoff);
+        free(X);
     }
     if (st == TRN_OK && report(&whole, comm, 1.0))
         st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "tiled drainage: cancelled");

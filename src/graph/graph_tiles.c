@@ -35,7 +35,7 @@ typedef struct tiler {
     trn_node_result **whole; /* global nodes' results (whole grid) */
     int threads;
     trn_global_solver solve;
-    trn_tiles_split *split; /* work shared by processes (NULL: none) */
+    trn_tile_split *rows; /* erosions by rows shared by processes (NULL: none) */
     trn_progress pr;    /* the whole run */
     double units, done; /* progress: a global node counts as many units as there are tiles */
     double tiles;       /* tiles delivered (those meeting the window) */
@@ -56,6 +56,13 @@ typedef struct tiler {
     int sink;        /* the node delivered, and its pin */
     uint32_t sink_pin;
     const char *cache_dir; /* the disk tile cache's folder (NULL: none) */
+    /* Global nodes split across processes (NULL: none): their results in the shared store,
+     * in_shared[k] set for them; up[k]: node k is evaluated for the sink (while run_globals
+     * runs). */
+    trn_tile_split *split;
+    trn_tile_store *shared;
+    uint8_t *in_shared;
+    const uint8_t *up;
 } tiler;
 
 /* Report fraction v of the run (never below the last report); true when asked to stop. */
@@ -211,6 +218,12 @@ static trn_status window_failed(const tiler *t, trn_error *err)
     return t->store_status;
 }
 
+/* The store that holds global node k's results: the shared one for a split node. */
+static trn_tile_store *store_of(const tiler *t, int k)
+{
+    return t->in_shared && t->in_shared[k] ? t->shared : t->store;
+}
+
 /* Global node s's result on window w: cut from the whole grid while it is in memory, else read
  * from the tile cache. NULL: no memory, or the cache could not be read (store_status). */
 static trn_node_result *global_window(tiler *t, int s, twin w)
@@ -236,7 +249,7 @@ static trn_node_result *global_window(tiler *t, int s, twin w)
             return NULL;
         }
         const trn_status st =
-            trn_tile_store_read(t->store, sh->key, k, w.x0, w.z0, w.nx, w.nz, o->values->data,
+            trn_tile_store_read(store_of(t, s), sh->key, k, w.x0, w.z0, w.nx, w.nz, o->values->data,
                                 tr ? (float *)o->transport->data : NULL, &t->store_err);
         if (st) {
             t->store_status = st;
@@ -335,8 +348,8 @@ static trn_status rows_of(tiler *t, int s, uint64_t key, uint32_t pin, size_t z0
             memcpy(transport, (const float *)o->transport->data + z0 * t->sx, n * sizeof(float));
         return TRN_OK;
     }
-    return trn_tile_store_read(t->store, key, pin, 0, (uint32_t)z0, t->sx, (uint32_t)count, values,
-                               transport, err);
+    return trn_tile_store_read(store_of(t, s), key, pin, 0, (uint32_t)z0, t->sx, (uint32_t)count,
+                               values, transport, err);
 }
 
 static uint64_t src_key(const rows_job *j)
@@ -449,7 +462,7 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
     const trn_erosion_rows_io io = {rows_read, rows_write, &j, chunk};
     uint64_t droplets = 0, sent0 = 0, sent1 = 0;
     double in0 = 0.0, in1 = 0.0;
-    ctx.solve_comm = t->split ? t->split->comm : NULL;
+    ctx.solve_comm = t->rows ? t->rows->comm : NULL;
     if (ctx.solve_comm) {
         trn_comm_traffic(ctx.solve_comm, &sent0, NULL);
         trn_comm_time(ctx.solve_comm, NULL, &in0);
@@ -459,10 +472,10 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
     if (!st && ctx.solve_comm) {
         trn_comm_traffic(ctx.solve_comm, &sent1, NULL);
         trn_comm_time(ctx.solve_comm, NULL, &in1);
-        t->split->erosions++;
-        t->split->droplets += droplets;
-        t->split->sent += sent1 - sent0;
-        t->split->cpu += (double)(clock() - c0) / CLOCKS_PER_SEC - (in1 - in0);
+        t->rows->erosions++;
+        t->rows->droplets += droplets;
+        t->rows->sent += sent1 - sent0;
+        t->rows->cpu += (double)(clock() - c0) / CLOCKS_PER_SEC - (in1 - in0);
     }
     const twin all = {0, 0, t->sx, t->sz};
     if (!st && !(sh = result_on(t, all, j.key))) st = oom(err);
@@ -545,8 +558,8 @@ static trn_status drain_heights(void *user, uint32_t i0, uint32_t j0, uint32_t w
             memcpy(out + (size_t)r * w, v + ((size_t)j0 + r) * t->sx + i0, w * sizeof(float));
         return TRN_OK;
     }
-    return trn_tile_store_read(t->store, t->shell[j->src]->key, j->src_pin, i0, j0, w, h, out,
-                               NULL, err);
+    return trn_tile_store_read(store_of(t, j->src), t->shell[j->src]->key, j->src_pin, i0, j0, w, h,
+                               out, NULL, err);
 }
 
 /* A tile's final heights into the band of its tile row; a finished tile row into the cache
@@ -569,7 +582,7 @@ static trn_status drain_emit(void *user, uint32_t i0, uint32_t j0, uint32_t w, u
         const trn_gbuf *b = t->whole[j->src]->outputs[j->src_pin].transport;
         memcpy(j->tr, (const float *)b->data + j->band_z0 * t->sx, rows * t->sx * sizeof(float));
     } else if (j->src_transport) {
-        st = trn_tile_store_read(t->store, t->shell[j->src]->key, j->src_pin, 0,
+        st = trn_tile_store_read(store_of(t, j->src), t->shell[j->src]->key, j->src_pin, 0,
                                  (uint32_t)j->band_z0, t->sx, (uint32_t)rows, NULL, j->tr, err);
     }
     if (!st)
@@ -909,6 +922,268 @@ trn_status trn_tile_solve_whole(const trn_node_ctx *ctx, trn_node_result *r, trn
     return trn_node_compute(ctx, r, err);
 }
 
+/* ---- global nodes split across processes, results kept in tiles (a shared tile cache) ---- */
+
+/* Whether node v, evaluated here, is a Flow Accumulation by D8. */
+static bool flow_d8(const tiler *t, int v)
+{
+    const trn_graph_node *n = &t->g->nodes[v];
+    if (strcmp(n->type, "flow_accumulation") != 0) return false;
+    const trn_node_type *ty = trn_node_type_find(n->type);
+    return ty && trn_node_flow_d8(n, ty);
+}
+
+/* A node that reads drainage k's drainage pin and is not a D8 Flow Accumulation (it needs the
+ * drainage whole), or -1. */
+static int drainage_whole_reader(const tiler *t, int k)
+{
+    for (uint32_t v = 0; v < t->L.n; v++) {
+        if (t->up && !t->up[v]) continue;
+        for (uint32_t i = 0; i < TRN_GRAPH_MAX_INPUTS; i++)
+            if (t->L.src[(size_t)v * TRN_GRAPH_MAX_INPUTS + i] == k &&
+                t->L.src_out[(size_t)v * TRN_GRAPH_MAX_INPUTS + i] == 0 && !flow_d8(t, (int)v))
+                return (int)v;
+    }
+    return -1;
+}
+
+typedef enum split_kind { SPLIT_NONE, SPLIT_DRAINAGE, SPLIT_FLOW, SPLIT_FILL } split_kind;
+
+/* How global node k is split across processes here (SPLIT_NONE: solved whole). */
+static split_kind split_of(const tiler *t, int k)
+{
+    if (!t->shared || !t->store || t->reach[k].kind != TRN_REACH_GLOBAL) return SPLIT_NONE;
+    const trn_graph_node *n = &t->g->nodes[k];
+    if (strcmp(n->type, "drainage") == 0)
+        return drainage_whole_reader(t, k) < 0 ? SPLIT_DRAINAGE : SPLIT_NONE;
+    if (flow_d8(t, k)) {
+        const int d = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS];
+        return d >= 0 && split_of(t, d) == SPLIT_DRAINAGE ? SPLIT_FLOW : SPLIT_NONE;
+    }
+    if (strcmp(n->type, "drain_depressions") == 0) {
+        const trn_node_type *ty = trn_node_type_find(n->type);
+        return ty && trn_node_drain_fills(n, ty) ? SPLIT_FILL : SPLIT_NONE;
+    }
+    return SPLIT_NONE;
+}
+
+typedef struct split_job {
+    tiler *t;
+    int src; /* the field input's node and pin */
+    uint32_t src_pin;
+    cone c; /* the input's cone, when it is a tile node */
+} split_job;
+
+/* The input on window w: a tile node's computed on it, a global node's from memory or the
+ * cache. NULL: see window_failed. */
+static trn_node_result *split_input(split_job *j, twin w, trn_error *err, trn_status *st)
+{
+    trn_node_result *r = NULL;
+    if (tiled_kind(j->t->reach[j->src].kind)) {
+        *st = cone_tile(&j->c, w, &r, err);
+        return *st ? NULL : r;
+    }
+    if (!(r = global_window(j->t, j->src, w))) *st = window_failed(j->t, err);
+    return r;
+}
+
+static trn_status split_heights(void *user, uint32_t i0, uint32_t j0, uint32_t w, uint32_t h,
+                                float *out, trn_error *err)
+{
+    split_job *j = user;
+    const twin at = {i0, j0, w, h};
+    trn_status st = TRN_OK;
+    trn_node_result *r = split_input(j, at, err, &st);
+    if (!r) return st;
+    memcpy(out, r->outputs[j->src_pin].values->data, (size_t)w * h * sizeof(float));
+    trn_node_result_release(r);
+    return TRN_OK;
+}
+
+/* Drainage or Drain Depressions (fill) node k split: each process its run of the cache's tiles,
+ * written to the shared cache; a D8 Flow Accumulation of the drainage gets its mask there too.
+ * Collective over the split's processes. */
+static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn progress,
+                              void *progress_user, trn_error *err)
+{
+    trn_comm *comm = t->split->comm;
+    const trn_graph_node *node = &t->g->nodes[k];
+    const trn_node_type *ty = trn_node_type_find(node->type);
+    const twin all = {0, 0, t->sx, t->sz};
+    split_job j;
+    memset(&j, 0, sizeof j);
+    j.t = t;
+    j.src = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS];
+    j.src_pin = (uint32_t)t->L.src_out[(size_t)k * TRN_GRAPH_MAX_INPUTS];
+    trn_status st = TRN_OK;
+    if (kind == SPLIT_FLOW) { /* written by its drainage */
+        trn_node_result *sh = result_on(t, all, t->L.keys[k]);
+        if (!sh) return oom(err);
+        sh->output_count = 1;
+        sh->outputs[0].kind = TRN_PIN_MASK;
+        if (!(sh->outputs[0].values = trn_gbuf_new(0, sizeof(float)))) {
+            trn_node_result_release(sh);
+            return oom(err);
+        }
+        t->shell[k] = sh;
+        t->in_shared[k] = 1;
+        return TRN_OK;
+    }
+    const bool tiled_src = j.src >= 0 && tiled_kind(t->reach[j.src].kind);
+    bool cone_ok = false; /* the cone is made (and must be disposed of) */
+    if (tiled_src) cone_ok = (st = cone_make(t, j.src, &j.c, err)) == TRN_OK;
+    /* Whether the input carries a transport (a fill keeps it): the same on every process. */
+    bool src_transport = false;
+    if (!st && j.src >= 0 && kind == SPLIT_FILL) {
+        if (tiled_src) {
+            const twin corner = {0, 0, 2, 2};
+            trn_node_result *r = split_input(&j, corner, err, &st);
+            if (r) src_transport = r->outputs[j.src_pin].transport != NULL;
+            trn_node_result_release(r);
+        } else if (t->whole[j.src]) {
+            src_transport = t->whole[j.src]->outputs[j.src_pin].transport != NULL;
+        } else {
+            src_transport = ((t->stored_transport[j.src] >> j.src_pin) & 1u) != 0;
+        }
+    }
+    if (!st && j.src < 0)
+        st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1, "node '%.60s' has no field",
+                           node->id);
+    /* Every process meets here, whatever failed before (a process that failed earlier in the
+     * run meets the others here too, run_globals): on a failure anywhere, all stop together. */
+    st = trn_comm_agree(comm, st, err);
+    if (st) {
+        if (cone_ok) cone_dispose(&j.c);
+        return st;
+    }
+    uint64_t sent0 = 0, received0 = 0;
+    trn_comm_traffic(comm, &sent0, &received0);
+    const uint32_t tile = t->stored;
+    trn_drainage_tiling g = {t->sx - 1u,
+                             t->sz - 1u,
+                             t->recipe->size_x,
+                             t->recipe->size_z,
+                             trn_node_drainage_sea(node, ty, t->recipe),
+                             tile,
+                             0,
+                             0};
+    trn_drainage_tiles *dt = NULL;
+    if (!st)
+        st = trn_drainage_tiled_compute(comm, &g, split_heights, &j, &dt, progress, progress_user,
+                                        err);
+    trn_drainage_tiled_stats ts;
+    memset(&ts, 0, sizeof ts);
+    if (!st) trn_drainage_tiles_stats(dt, &ts);
+    /* The drainage's readers of its mask: its own pin 1, each D8 Flow Accumulation of it. */
+    const bool own_mask = kind == SPLIT_DRAINAGE && pin_read(t, k, 1);
+    bool flows = false;
+    for (uint32_t v = 0; kind == SPLIT_DRAINAGE && v < t->L.n; v++)
+        if ((!t->up || t->up[v]) && flow_d8(t, (int)v) &&
+            t->L.src[(size_t)v * TRN_GRAPH_MAX_INPUTS] == k)
+            flows = true;
+    float *buf = NULL;
+    if (!st && ts.tiles_owned) {
+        const size_t most = (size_t)tile * tile;
+        if (!(buf = malloc(most * sizeof *buf))) st = oom(err);
+    }
+    if (kind == SPLIT_DRAINAGE && (own_mask || flows)) {
+        /* The mask divides by the largest accumulation off the outlets, over every tile. */
+        uint32_t top = 0;
+        for (size_t q = 0; !st && q < ts.tiles; q++) {
+            uint32_t i0, j0, w, h;
+            const uint8_t *dir;
+            const uint32_t *acc;
+            trn_drainage_tiles_tile(dt, q, &i0, &j0, &w, &h, NULL, &dir, &acc);
+            for (size_t c = 0; dir && c < (size_t)w * h; c++)
+                if (dir[c] != TRN_DRAIN_OUTLET && acc[c] > top) top = acc[c];
+        }
+        st = trn_comm_agree(comm, st, err);
+        void *tops = NULL;
+        uint64_t *counts = NULL;
+        if (!st) st = trn_comm_allgather(comm, &top, sizeof top, &tops, &counts, err);
+        for (int p = 0; !st && p < trn_comm_size(comm); p++) {
+            uint32_t v;
+            memcpy(&v, (const uint8_t *)tops + (size_t)p * sizeof v, sizeof v);
+            if (v > top) top = v;
+        }
+        free(tops);
+        free(counts);
+        const double scale = top ? 1.0 / (double)top : 0.0;
+        for (size_t q = 0; !st && q < ts.tiles; q++) {
+            uint32_t i0, j0, w, h;
+            const uint8_t *dir;
+            const uint32_t *acc;
+            trn_drainage_tiles_tile(dt, q, &i0, &j0, &w, &h, NULL, &dir, &acc);
+            if (!dir) continue; /* another process's */
+            for (size_t c = 0; c < (size_t)w * h; c++)
+                buf[c] = dir[c] == TRN_DRAIN_OUTLET ? 0.0f : (float)((double)acc[c] * scale);
+            const uint32_t tx = i0 / tile, tz = j0 / tile;
+            if (own_mask)
+                st = trn_tile_store_put_tile(t->shared, t->L.keys[k], 1, tx, tz, buf, NULL, err);
+            for (uint32_t v = 0; !st && v < t->L.n; v++)
+                if ((!t->up || t->up[v]) && flow_d8(t, (int)v) &&
+                    t->L.src[(size_t)v * TRN_GRAPH_MAX_INPUTS] == k)
+                    st =
+                        trn_tile_store_put_tile(t->shared, t->L.keys[v], 0, tx, tz, buf, NULL, err);
+        }
+    } else if (kind == SPLIT_FILL) {
+        for (size_t q = 0; !st && q < ts.tiles; q++) {
+            uint32_t i0, j0, w, h;
+            const float *filled;
+            trn_drainage_tiles_tile(dt, q, &i0, &j0, &w, &h, &filled, NULL, NULL);
+            if (!filled) continue;
+            trn_node_result *in = NULL;
+            if (src_transport) {
+                const twin at = {i0, j0, w, h};
+                if (!(in = split_input(&j, at, err, &st))) break;
+            }
+            st = trn_tile_store_put_tile(
+                t->shared, t->L.keys[k], 0, i0 / tile, j0 / tile, filled,
+                in ? (const float *)in->outputs[j.src_pin].transport->data : NULL, err);
+            trn_node_result_release(in);
+        }
+    }
+    free(buf);
+    trn_drainage_tiles_free(dt);
+    if (cone_ok) cone_dispose(&j.c);
+    /* Every tile is in the shared cache before anyone reads one. */
+    st = trn_comm_agree(comm, st, err);
+    trn_node_result *sh = st ? NULL : result_on(t, all, t->L.keys[k]);
+    if (!st && !sh) st = oom(err);
+    if (!st) {
+        sh->output_count = ty->output_count;
+        for (uint32_t p = 0; p < ty->output_count; p++)
+            sh->outputs[p].kind = ty->outputs[p].kind;
+        if (kind == SPLIT_DRAINAGE) {
+            sh->outputs[0].sea_level = g.sea_level;
+            if (own_mask && !(sh->outputs[1].values = trn_gbuf_new(0, sizeof(float))))
+                st = oom(err);
+        } else {
+            if (src_transport) t->stored_transport[k] |= 1u;
+            if (!(sh->outputs[0].values = trn_gbuf_new(0, sizeof(float)))) st = oom(err);
+        }
+    }
+    if (st) {
+        trn_node_result_release(sh);
+        return st;
+    }
+    t->shell[k] = sh;
+    t->in_shared[k] = 1;
+    uint64_t sent1 = 0, received1 = 0;
+    trn_comm_traffic(comm, &sent1, &received1);
+    trn_tile_split *sp = t->split;
+    sp->nodes++;
+    sp->stats.tiles += ts.tiles;
+    sp->stats.tiles_owned += ts.tiles_owned;
+    sp->stats.spill_nodes += ts.spill_nodes;
+    sp->stats.spill_edges += ts.spill_edges;
+    sp->stats.flat_rounds += ts.flat_rounds;
+    sp->stats.flow_links += ts.flow_links;
+    sp->stats.bytes_sent += sent1 - sent0;
+    sp->stats.bytes_received += received1 - received0;
+    return TRN_OK;
+}
+
 /* Every global node upstream of the sink, in dependency order, on the whole grid. */
 static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
 {
@@ -994,6 +1269,7 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
                              (unsigned long long)TRN_RCP_MAX_GLOBAL_SAMPLES, t->sx, t->sz,
                              (unsigned long long)samples);
     }
+    t->up = up;
     t->units = (double)(globals + 1u) * t->tiles;
     /* With a tile cache: the last position at which a global node reads each global result
      * whole (0: never), so it leaves memory for the cache right after. */
@@ -1001,7 +1277,8 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         for (uint32_t q = 0; q < t->L.order_count; q++) {
             const int k = t->L.order[q];
             /* An erosion run by rows reads its field from the cache, not whole. */
-            if (!up[k] || tiled_kind(t->reach[k].kind) || by_rows(t, k) || drain_in_tiles(t, k))
+            if (!up[k] || tiled_kind(t->reach[k].kind) || by_rows(t, k) || drain_in_tiles(t, k) ||
+                split_of(t, k) != SPLIT_NONE)
                 continue;
             const trn_node_type *ty = trn_node_type_find(t->g->nodes[k].type);
             for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS; i++) {
@@ -1011,11 +1288,28 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         }
     const twin all = {0, 0, t->sx, t->sz};
     trn_status st = TRN_OK;
-    for (uint32_t q = 0; q < t->L.order_count && !st; q++) {
+    for (uint32_t q = 0; q < t->L.order_count; q++) {
         const int k = t->L.order[q];
         if (!up[k] || tiled_kind(t->reach[k].kind) || t->reach[k].kind == TRN_REACH_NONE) continue;
+        const split_kind sk = split_of(t, k);
+        if (st) {
+            /* After a failure here, still meet the other processes where a split node would
+             * (they learn of it there and stop). */
+            if (sk == SPLIT_DRAINAGE || sk == SPLIT_FILL)
+                (void)trn_comm_agree(t->split->comm, st, NULL);
+            continue;
+        }
         const trn_node_type *ty = trn_node_type_find(t->g->nodes[k].type);
-        for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS && !st; i++) {
+        if (!t->split || t->split->whole_for[0] || sk != SPLIT_NONE ||
+            strcmp(t->g->nodes[k].type, "drainage") != 0 || !t->shared) {
+        } else {
+            const int v = drainage_whole_reader(t, k);
+            if (v >= 0)
+                snprintf(t->split->whole_for, sizeof t->split->whole_for, "node '%.60s' (%.32s)",
+                         t->g->nodes[v].id, t->g->nodes[v].type);
+        }
+        for (uint32_t i = 0;
+             i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS && !st && sk == SPLIT_NONE; i++) {
             const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
             if (s >= 0 && tiled_kind(t->reach[s].kind) && !assembled[s])
                 st = assemble(t, s, size, &assembled[s], err);
@@ -1028,7 +1322,9 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         nb.lo = t->units > 0.0 ? t->done / t->units : 0.0;
         nb.hi = t->units > 0.0 ? (t->done + t->tiles) / t->units : 0.0;
         trn_progress sub = trn_progress_make(node_bridge_fn, &nb);
-        if (!st && by_rows(t, k)) {
+        if (!st && sk != SPLIT_NONE) {
+            st = split_solve(t, k, sk, node_bridge_fn, &nb, err);
+        } else if (!st && by_rows(t, k)) {
             st = erosion_rows(t, k, &sub, err);
         } else if (!st && drain_in_tiles(t, k)) {
             st = drain_tiles(t, k, node_bridge_fn, &nb, err);
@@ -1037,8 +1333,14 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
             for (uint32_t i = 0; i < ty->input_count && i < TRN_GRAPH_MAX_INPUTS && !st; i++) {
                 const int s = t->L.src[(size_t)k * TRN_GRAPH_MAX_INPUTS + i];
                 if (s >= 0 && !tiled_kind(t->reach[s].kind) && !t->whole[s] && t->shell &&
-                    t->shell[s])
+                    t->shell[s]) {
+                    /* A split result read whole: every process reads it from the shared cache
+                     * (the run says for which node). */
+                    if (t->in_shared && t->in_shared[s] && !t->split->whole_for[0])
+                        snprintf(t->split->whole_for, sizeof t->split->whole_for,
+                                 "node '%.60s' (%.32s)", t->g->nodes[k].id, t->g->nodes[k].type);
                     st = reload(t, s, err);
+                }
             }
             if (!st) st = compute_on(t, k, all, NULL, global_input, &gi, &sub, &t->whole[k], err);
             if (!st && t->store) st = spill(t, k, err);
@@ -1065,6 +1367,7 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         trn_node_result_release(assembled[k]);
     free(assembled);
     free(last);
+    t->up = NULL;
     free(up);
     return st;
 }
@@ -1108,7 +1411,7 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
 trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_recipe *recipe,
                                           const trn_graph_options *options,
                                           const trn_graph_tile_options *tiles,
-                                          trn_global_solver solve, trn_tiles_split *split,
+                                          trn_global_solver solve, trn_tile_split *split,
                                           trn_graph_tile_sink sink, void *user,
                                           trn_progress_fn progress, void *progress_user,
                                           trn_error *err)
@@ -1127,7 +1430,7 @@ trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_reci
     t.recipe = recipe;
     t.o = options;
     t.solve = solve ? solve : trn_tile_solve_whole;
-    t.split = split;
+    t.rows = split;
     t.tile = tiles->tile;
     t.cache_dir = tiles->cache_dir;
     t.pr = trn_progress_make(progress, progress_user);
@@ -1168,6 +1471,13 @@ trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_reci
         const uint32_t stored = size < TILE_STORE_MIN ? TILE_STORE_MIN : size;
         t.stored = stored;
         if (!st) st = trn_tile_store_open(tiles->cache_dir, t.sx, t.sz, stored, &t.store, err);
+        /* Split nodes' tiles go to the shared folder, in tiles of the same size. */
+        if (!st && split && split->comm && split->shared_dir) {
+            t.split = split;
+            if (!(t.in_shared = calloc(t.L.n ? t.L.n : 1u, 1))) st = oom(err);
+            if (!st)
+                st = trn_tile_store_open_in(split->shared_dir, t.sx, t.sz, stored, &t.shared, err);
+        }
     }
     for (uint32_t k = 0; k < t.L.n && !st; k++)
         if (!trn_graph_node_reach(&graph->nodes[k], recipe, &t.reach[k]))
@@ -1210,6 +1520,9 @@ trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_reci
     if (!st) st = run_globals(&t, sink_node, tiles->tile, err);
     pin_sink ps = {out_pin, sink, user};
     if (!st) st = each_tile(&t, sink_node, tiles->tile, true, deliver, &ps, err);
+    /* Other processes may still read this one's tiles of the shared cache: they are removed
+     * once every process is done. */
+    if (t.shared) st = trn_comm_agree(split->comm, st, err);
 #ifdef _OPENMP
     omp_set_num_threads(saved_threads);
 #endif
@@ -1218,6 +1531,8 @@ trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_reci
     for (uint32_t k = 0; t.shell && k < t.L.n; k++)
         trn_node_result_release(t.shell[k]);
     trn_tile_store_close(t.store);
+    trn_tile_store_close(t.shared);
+    free(t.in_shared);
     free(t.shell);
     free(t.direct_last);
     free(t.stored_transport);

@@ -90,6 +90,35 @@ trn_status trn_tile_store_open(const char *parent, uint32_t sx, uint32_t sz, uin
     return TRN_OK;
 }
 
+trn_status trn_tile_store_open_in(const char *dir, uint32_t sx, uint32_t sz, uint32_t tile,
+                                  trn_tile_store **out, trn_error *err)
+{
+    *out = NULL;
+    if (!dir || !*dir || sx < 2 || sz < 2 || tile < 1)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "tile cache: a folder, a grid of at least 2 x 2 samples and a tile "
+                             "are required");
+    trn_tile_store *s = calloc(1, sizeof *s);
+    if (s) s->dir = malloc(strlen(dir) + 1u);
+    if (!s || !s->dir) {
+        free(s);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, dir, -1, "tile cache: out of memory");
+    }
+    strcpy(s->dir, dir);
+    s->sx = sx;
+    s->sz = sz;
+    s->tile = tile;
+    s->ntx = (uint32_t)(((uint64_t)sx + tile - 1u) / tile);
+    s->ntz = (uint32_t)(((uint64_t)sz + tile - 1u) / tile);
+    *out = s;
+    return TRN_OK;
+}
+
+uint32_t trn_tile_store_tile(const trn_tile_store *s)
+{
+    return s->tile;
+}
+
 static trn_status oom(const trn_tile_store *s, trn_error *err)
 {
     return trn_error_set(err, TRN_ERR_NO_MEMORY, s->dir, -1, "tile cache: out of memory");
@@ -110,6 +139,71 @@ trn_status trn_tile_store_put(trn_tile_store *s, uint64_t key, uint32_t pin, con
                               const float *transport, trn_error *err)
 {
     return trn_tile_store_put_rows(s, key, pin, 0, s->sz, values, transport, err);
+}
+
+/* Write tile result r (file key fk) into the folder and list it for removal; releases r. */
+static trn_status keep(trn_tile_store *s, trn_node_result *r, uint64_t fk, trn_error *err)
+{
+    if (s->nfiles == s->cap) {
+        const size_t cap = s->cap ? 2u * s->cap : 64u;
+        uint64_t *f = realloc(s->files, cap * sizeof *f);
+        if (!f) {
+            trn_node_result_release(r);
+            return oom(s, err);
+        }
+        s->files = f;
+        s->cap = cap;
+    }
+    trn_status st = trn_node_result_write_file(s->dir, r, err);
+    trn_node_result_release(r);
+    if (st) return st;
+    s->files[s->nfiles++] = fk;
+    char *p = malloc(strlen(s->dir) + 32u);
+    if (p) {
+        sprintf(p, "%s/%016llx.tnc", s->dir, (unsigned long long)fk);
+        struct stat sb;
+        if (stat(p, &sb) == 0) s->bytes += (uint64_t)sb.st_size;
+        free(p);
+    }
+    return TRN_OK;
+}
+
+trn_status trn_tile_store_put_tile(trn_tile_store *s, uint64_t key, uint32_t pin, uint32_t tx,
+                                   uint32_t tz, const float *values, const float *transport,
+                                   trn_error *err)
+{
+    uint32_t x0, z0, nx, nz;
+    stored_axis(tx, s->tile, s->sx, &x0, &nx);
+    stored_axis(tz, s->tile, s->sz, &z0, &nz);
+    /* The tile's own samples start at (ox, oz) in the stored one (1 where a one-sample tile
+     * row or column is stored with the sample before it). */
+    const uint32_t ox = tx * s->tile - x0, oz = tz * s->tile - z0;
+    const uint32_t w = s->sx - tx * s->tile < s->tile ? s->sx - tx * s->tile : s->tile;
+    const uint32_t h = s->sz - tz * s->tile < s->tile ? s->sz - tz * s->tile : s->tile;
+    const uint64_t fk = file_key(key, pin, tx, tz);
+    trn_node_result *r =
+        trn_node_result_new(fk, nx - 1u, nz - 1u, (double)(nx - 1u), (double)(nz - 1u));
+    if (!r) return oom(s, err);
+    r->output_count = transport ? 2u : 1u;
+    const float *src[2] = {values, transport};
+    for (uint32_t b = 0; b < r->output_count; b++) {
+        r->outputs[b].kind = TRN_PIN_MASK;
+        trn_gbuf *g = trn_gbuf_new((size_t)nx * nz, sizeof(float));
+        if (!g) {
+            trn_node_result_release(r);
+            return oom(s, err);
+        }
+        r->outputs[b].values = g;
+        float *d = g->data;
+        for (uint32_t j = 0; j < nz; j++) {
+            const uint32_t sj = j < oz ? 0u : j - oz < h ? j - oz : h - 1u;
+            for (uint32_t i = 0; i < nx; i++) {
+                const uint32_t si = i < ox ? 0u : i - ox < w ? i - ox : w - 1u;
+                d[(size_t)j * nx + i] = src[b][(size_t)sj * w + si];
+            }
+        }
+    }
+    return keep(s, r, fk, err);
 }
 
 trn_status trn_tile_store_put_rows(trn_tile_store *s, uint64_t key, uint32_t pin, uint32_t row0,
@@ -138,27 +232,8 @@ trn_status trn_tile_store_put_rows(trn_tile_store *s, uint64_t key, uint32_t pin
                 trn_node_result_release(r);
                 return oom(s, err);
             }
-            if (s->nfiles == s->cap) {
-                const size_t cap = s->cap ? 2u * s->cap : 64u;
-                uint64_t *f = realloc(s->files, cap * sizeof *f);
-                if (!f) {
-                    trn_node_result_release(r);
-                    return oom(s, err);
-                }
-                s->files = f;
-                s->cap = cap;
-            }
-            trn_status st = trn_node_result_write_file(s->dir, r, err);
-            trn_node_result_release(r);
+            trn_status st = keep(s, r, fk, err);
             if (st) return st;
-            s->files[s->nfiles++] = fk;
-            char *p = malloc(strlen(s->dir) + 32u);
-            if (p) {
-                sprintf(p, "%s/%016llx.tnc", s->dir, (unsigned long long)fk);
-                struct stat sb;
-                if (stat(p, &sb) == 0) s->bytes += (uint64_t)sb.st_size;
-                free(p);
-            }
         }
     return TRN_OK;
 }

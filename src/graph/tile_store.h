@@ -14,6 +14,22 @@ typedef struct trn_tile_store trn_tile_store;
 trn_status trn_tile_store_open(const char *parent, uint32_t sx, uint32_t sz, uint32_t tile,
                                trn_tile_store **out, trn_error *err);
 
+/* A store in folder dir, which exists already and is shared with the stores of other processes
+ * (each writes its own tiles, every one reads any): close removes this store's files and the
+ * folder only once it is empty. */
+trn_status trn_tile_store_open_in(const char *dir, uint32_t sx, uint32_t sz, uint32_t tile,
+                                  trn_tile_store **out, trn_error *err);
+
+/* The store's tile edge (samples). */
+uint32_t trn_tile_store_tile(const trn_tile_store *s);
+
+/* Tile (tx, tz) of array (key, pin): the samples it owns ([tx tile, ..) x [tz tile, ..), w x h
+ * row-major, w and h the tile's own size) and their transport (NULL: none). A tile row or
+ * column of one sample is padded as it is stored; reads never look at the padding. */
+trn_status trn_tile_store_put_tile(trn_tile_store *s, uint64_t key, uint32_t pin, uint32_t tx,
+                                   uint32_t tz, const float *values, const float *transport,
+                                   trn_error *err);
+
 /* Keep a whole-grid array (sx x sz floats, row-major) and its transport (NULL: none) as array
  * (key, pin), one file a tile; they read back bit for bit. */
 trn_status trn_tile_store_put(trn_tile_store *s, uint64_t key, uint32_t pin, const float *values,

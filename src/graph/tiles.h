@@ -4,6 +4,8 @@
 
 #include "gen/erosion_internal.h"
 #include "graph/graph_internal.h"
+#include "terrane/comm.h"
+#include "terrane/drainage_tiled.h"
 
 /* Solves one global node (drainage, filling, accumulation, stream power, water, ...) for the
  * tiled evaluator: ctx holds the node and its inputs on the whole grid (tile nodes' outputs
@@ -24,25 +26,45 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
                                          void *user, trn_progress_fn progress, void *progress_user,
                                          trn_error *err);
 
-/* Global work shared by the processes of a tiled run (terrane-mpi generate): an erosion run by
- * rows (below) has its droplets shared by comm's processes, each its band of rows
- * (trn_erosion_run_rows_comm); the counts say what was shared. */
-typedef struct trn_tiles_split {
-    struct trn_comm *comm; /* NULL: nothing shared */
-    unsigned erosions;     /* out: erosion nodes run by rows across comm's processes */
-    uint64_t droplets;     /* out: droplets this process ran for them, all passes */
-    uint64_t sent;         /* out: bytes this process sent for them */
-    double cpu;            /* out: CPU seconds this process spent in them outside the transport */
-} trn_tiles_split;
+/* Global work shared by the processes of a tiled run (terrane-mpi generate).
+ * Global nodes split with their results kept in tiles: a Drainage whose drainage pin only D8
+ * Flow Accumulation nodes read (its accumulation mask and theirs go to the tile cache), those
+ * Flow Accumulations, and a Drain Depressions that fills. Each process solves its run of the
+ * cache's tiles (trn_drainage_tiled_compute over comm, inputs read a tile at a time: a tile
+ * node's computed on the tile, a global node's from memory or the cache) and writes them into
+ * the folder shared_dir, which every process of comm reads and writes (the same folder on each,
+ * existing already); downstream nodes read the windows they need from it. Nothing is gathered
+ * whole. An erosion run by rows (below) has its droplets shared by comm's processes, each its
+ * band of rows (trn_erosion_run_rows_comm). Every process of comm evaluates together (each its
+ * own window). */
+typedef struct trn_tile_split {
+    trn_comm *comm;         /* NULL: nothing split */
+    const char *shared_dir; /* the shared folder (NULL: no drainage split; the tile cache's own
+                               folder is cache_dir's) */
+    /* Filled by the evaluator: */
+    unsigned nodes;                 /* drainages and fills solved split */
+    trn_drainage_tiled_stats stats; /* summed over them */
+    /* The first node that read a drainage or a split result whole, "node 'ID' (TYPE)" (a
+     * Drainage is then gathered for it, a split result read from the shared folder), else "". */
+    char whole_for[160];
+    unsigned erosions; /* erosion nodes run by rows across comm's processes */
+    uint64_t droplets; /* droplets this process ran for them, all passes */
+    uint64_t sent;     /* bytes this process sent for them */
+    double cpu;        /* CPU seconds this process spent in them outside the transport */
+} trn_tile_split;
 
-/* trn_graph_evaluate_tiles_with, sharing what split names (NULL: as _with). */
+/* trn_graph_evaluate_tiles_with, with global work shared as split says (NULL: as _with). */
 trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_recipe *recipe,
                                           const trn_graph_options *options,
                                           const trn_graph_tile_options *tiles,
-                                          trn_global_solver solve, trn_tiles_split *split,
+                                          trn_global_solver solve, trn_tile_split *split,
                                           trn_graph_tile_sink sink, void *user,
                                           trn_progress_fn progress, void *progress_user,
                                           trn_error *err);
+
+/* Whether a Flow Accumulation node routes by D8 (its mask is then its drainage's
+ * accumulation mask, bit for bit). */
+bool trn_node_flow_d8(const trn_graph_node *n, const trn_node_type *t);
 
 /* Whether an erosion node runs row band by row band in a tiled run with a disk tile cache:
  * droplets (detach mode) on the output grid (no coarser droplet_cell). The tiled evaluator also

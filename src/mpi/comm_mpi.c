@@ -102,28 +102,43 @@ static trn_status m_max_int(void *impl, int mine, int *out, trn_error *err)
     return rc == MPI_SUCCESS ? TRN_OK : mpi_fail(err, rc, "Allreduce");
 }
 
+/* Each block as its own message, to or from the processes with something to move only. */
+static trn_status m_exchange(void *impl, const void *const *send, const uint64_t *send_counts,
+                             void *const *recv, const uint64_t *recv_counts, trn_error *err)
+{
+    mpi_impl *m = impl;
+    MPI_Request *req = malloc(2u * (size_t)m->size * sizeof *req);
+    if (!req) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "MPI: out of memory");
+    int n = 0, rc = MPI_SUCCESS;
+    trn_status st = TRN_OK;
+    for (int p = 0; p < m->size && !st; p++) {
+        if (recv_counts[p] > INT_MAX || send_counts[p] > INT_MAX) {
+            st = trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                               "MPI: a block of more than 2 GiB between two processes; use "
+                               "smaller tiles or more processes");
+            break;
+        }
+        if (recv_counts[p] &&
+            (rc = MPI_Irecv(recv[p], (int)recv_counts[p], MPI_BYTE, p, 71, m->comm, &req[n++])))
+            st = mpi_fail(err, rc, "Irecv");
+    }
+    for (int q = 0; q < m->size && !st; q++)
+        if (send_counts[q] && (rc = MPI_Isend((void *)send[q], (int)send_counts[q], MPI_BYTE, q, 71,
+                                              m->comm, &req[n++])))
+            st = mpi_fail(err, rc, "Isend");
+    if (n && !st && (rc = MPI_Waitall(n, req, MPI_STATUSES_IGNORE)))
+        st = mpi_fail(err, rc, "Waitall");
+    free(req);
+    return st;
+}
+
 static void m_free(void *impl)
 {
     free(impl);
 }
 
-static trn_status m_sendrecv(void *impl, const void *send, uint64_t bytes, int to, void *recv,
-                             uint64_t rbytes, int from, trn_error *err)
-{
-    mpi_impl *m = impl;
-    if (bytes > INT_MAX || rbytes > INT_MAX)
-        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
-                             "MPI: a block of %llu bytes is more than one send moves (2 GiB); "
-                             "use more processes",
-                             (unsigned long long)(bytes > rbytes ? bytes : rbytes));
-    int rc = MPI_Sendrecv(send, (int)bytes, MPI_BYTE, to < 0 ? MPI_PROC_NULL : to, 29, recv,
-                          (int)rbytes, MPI_BYTE, from < 0 ? MPI_PROC_NULL : from, 29, m->comm,
-                          MPI_STATUS_IGNORE);
-    return rc == MPI_SUCCESS ? TRN_OK : mpi_fail(err, rc, "Sendrecv");
-}
-
 static const trn_comm_ops mpi_ops = {m_share_counts, m_allgather, m_gather,  m_broadcast,
-                                     m_max_int,      m_free,      m_sendrecv};
+                                     m_max_int,      m_free,      m_exchange};
 
 trn_comm *trn_comm_mpi_new(MPI_Comm mpi_comm)
 {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "core/fileio.h"
@@ -28,7 +29,8 @@ static const char usage[] =
     "                 [--resolution CXxCZ] [--threads T] [--max-work N] [--progress]\n"
     "Evaluates the recipe's graph tile by tile, each process the tile rows [R*r/N, R*(r+1)/N)\n"
     "of the R rows of tiles (Drainage nodes are split across the processes by tiles, Barnes'\n"
-    "method, and so are a stream power evolution's steps on the output grid and the droplets\n"
+    "method, their results kept in tiles in a folder beside the output that every process\n"
+    "shares, and so are a stream power evolution's steps on the output grid and the droplets\n"
     "of an erosion run by rows, by bands of rows; other global nodes run on every process),\n"
     "and writes one Cloud-Optimized\n"
     "GeoTIFF (BigTIFF, with overviews) on process 0: the same bytes as 'terrane generate RECIPE\n"
@@ -367,17 +369,32 @@ static int generate_main(int rank, int size, int argc, char **argv)
      * but those left without a row of tiles). */
     MPI_Comm work = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, !st && r1 > r0 ? 0 : MPI_UNDEFINED, rank, &work);
+    /* Split nodes' tiles wait in a folder beside the output that every process shares (the
+     * band files' folder, which every process can already reach): process 0 makes it. */
+    char shared[4096] = "";
+    trn_tile_split split;
+    memset(&split, 0, sizeof split);
     if (work != MPI_COMM_NULL) {
         g_solver.comm = trn_comm_mpi_new(work);
         g_solver.tile = (uint32_t)tiles;
         if (!g_solver.comm) st = trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
+        int wrank = 0;
+        MPI_Comm_rank(work, &wrank);
+        if (wrank == 0 && folder) {
+            snprintf(shared, sizeof shared, "%s/terrane-tiles-XXXXXX", folder);
+            if (!mkdtemp(shared)) shared[0] = '\0';
+        }
+        MPI_Bcast(shared, (int)sizeof shared, MPI_CHAR, 0, work);
+        if (!st && !shared[0])
+            st = trn_error_set(&err, TRN_ERR_IO, folder, -1,
+                               "cannot make a folder beside the output for the shared tiles");
+        split.comm = g_solver.comm;
+        split.shared_dir = shared;
     }
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = now_s();
     band_writer b;
     memset(&b, 0, sizeof b);
-    trn_tiles_split split;
-    memset(&split, 0, sizeof split);
     b.width = width;
     b.tile = (uint32_t)tiles;
     if (!st && r1 > r0) {
@@ -397,7 +414,6 @@ static int generate_main(int rank, int size, int argc, char **argv)
         const trn_graph_tile_options to = {.tile = (uint32_t)tiles, .x0 = 0, .z0 = z0,
                                            .samples_x = width, .samples_z = z1 - z0,
                                            .cache_dir = folder};
-        split.comm = g_solver.comm;
         if (!st)
             st = trn_graph_evaluate_tiles_split(
                 &g, &r, &o, &to, mpi_solve, &split, band_put, &b,
@@ -449,20 +465,27 @@ static int generate_main(int rank, int size, int argc, char **argv)
         snprintf(part, plen, "%s.part%d", out, rank);
         (void)remove(part);
     }
+    if (shared[0]) (void)rmdir(shared); /* empty once every process closed its tiles */
     if (!st) st = comm ? trn_comm_agree(comm, wst, &err) : wst;
     const double wall = now_s() - t0;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     long mine = ru.ru_maxrss, most = 0;
     MPI_Reduce(&mine, &most, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    long *each_rss = rank == 0 ? calloc((size_t)size, sizeof *each_rss) : NULL;
+    MPI_Gather(&mine, 1, MPI_LONG, each_rss, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     /* What splitting the drainages cost: the spill graph is process 0's (of those that
      * evaluate), the bytes every process's. */
-    unsigned long long mine_d[4] = {g_solver.drainages, g_solver.stats.spill_nodes,
-                                    g_solver.stats.flow_links, g_solver.evolutions},
-                       most_d[4] = {0, 0, 0, 0};
-    unsigned long long moved = g_solver.stats.bytes_sent + g_solver.sent, moved_all = 0;
+    unsigned long long mine_d[5] = {g_solver.drainages + split.nodes,
+                                    g_solver.stats.spill_nodes + split.stats.spill_nodes,
+                                    g_solver.stats.flow_links + split.stats.flow_links,
+                                    g_solver.evolutions, g_solver.drainages},
+                       most_d[5] = {0, 0, 0, 0, 0};
+    unsigned long long moved = g_solver.stats.bytes_sent + g_solver.sent + split.stats.bytes_sent,
+                       moved_all = 0;
+    /* The name of the node that read a drainage whole, from process 0 (every process agrees). */
     unsigned long long sp_moved = g_solver.sp_sent, sp_moved_all = 0;
-    MPI_Reduce(mine_d, most_d, 4, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine_d, most_d, 5, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&moved, &moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&sp_moved, &sp_moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     /* The droplets of erosions run by rows: each process's count, to say how they were shared. */
@@ -486,11 +509,13 @@ static int generate_main(int rank, int size, int argc, char **argv)
         printf("grid %ux%u samples, %u rows of tiles of %lu, %d processes\n", width, height, rows,
                tiles, size);
         if (most_d[0])
-            printf("drainage: %llu node(s) split across %d processes by tiles of %lu (Barnes' "
-                   "spill graph: %llu nodes; %llu flow links between tiles), %.2f MiB sent in "
-                   "all\n",
-                   most_d[0], workers_all, tiles, most_d[1], most_d[2],
-                   (double)moved_all / 1048576.0);
+            printf("drainage: %llu node(s) split across %d processes (Barnes' spill graph: %llu "
+                   "nodes; %llu flow links between tiles), %.2f MiB sent in all; %llu kept in "
+                   "tiles of %u, %llu gathered whole on every process\n",
+                   most_d[0], workers_all, most_d[1], most_d[2], (double)moved_all / 1048576.0,
+                   most_d[0] - most_d[4], tiles < 64 ? 64u : (unsigned)tiles, most_d[4]);
+        if (split.whole_for[0])
+            printf("drainage: gathered whole for %s, which reads it whole\n", split.whole_for);
         if (most_d[3])
             printf("stream power: %llu node(s) with their steps on the output grid split across "
                    "%d processes by tiles of %lu, %.2f MiB sent in all\n",
@@ -511,10 +536,15 @@ static int generate_main(int rank, int size, int argc, char **argv)
         printf("heights xxh64 %016llx\n", (unsigned long long)XXH64_digest(h));
         printf("time s: %.3f (tiles %.3f), peak resident MiB (largest process): %.0f\n", wall,
                t_eval, (double)most / 1024.0);
+        printf("peak resident MiB by process:");
+        for (int p = 0; each_rss && p < size; p++)
+            printf(" %.0f", (double)each_rss[p] / 1024.0);
+        printf("\n");
     }
     XXH64_freeState(h);
     free(drops_all);
     free(er_cpu_all);
+    free(each_rss);
     free(part);
     free(folder);
     if (have_graph) trn_graph_dispose(&g);

@@ -139,6 +139,13 @@ static trn_status flow_compute(const trn_node_ctx *c, trn_node_result *r, trn_er
     return trn_node_set_floats(c, r, 0, TRN_PIN_MASK, acc, err);
 }
 
+bool trn_node_flow_d8(const trn_graph_node *n, const trn_node_type *t)
+{
+    flow_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(flow_fields), &p);
+    return p.method == 0;
+}
+
 const trn_node_module trn_node_flow_accumulation = {
     TRN_SPEC("flow_accumulation", "Flow Accumulation", "simulation",
              "A drainage's flow accumulation as a mask: multiple-flow (smooth wetness on "
