@@ -527,9 +527,9 @@ static trn_status finish_change(const trn_field *field, trn_erosion_result *r, i
 /* The field's heights copied into dst (when not NULL), their lowest and highest, and whether
  * every one is finite: one pass by rows, on the threads from ERO_ROWS_PARALLEL_MIN samples.
  * dst is fresh from malloc: its pages are first written, and faulted in, by the threads side
- * by side rather than by one. The lowest and highest of finite
- * heights are the same whatever the order (only hi - lo is used: a zero's sign never
- * matters); with a height that is not finite they are not used. */
+ * by side rather than by one. The lowest and highest of finite heights are the same whatever
+ * the order (only hi - lo is used: a zero's sign never matters); with a height that is not
+ * finite they are not used. */
 static bool scan_heights(const trn_field *field, float *dst, int threads, float *lo_out,
                          float *hi_out)
 {
