@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/idle.h"
 #include "gen/erosion_internal.h"
 #include "terrane/erosion.h"
 #include "terrane/generate.h"
@@ -734,6 +735,20 @@ static void test_not_finite_on_threads(void)
     trn_field_dispose(&f);
 }
 
+/* A stage's thread count follows the machine only where the caller asked for none: an asked
+ * count is kept (tests compare thread counts through it), and the count is never below one
+ * nor above what the team has. */
+static void test_threads_free(void)
+{
+    CHECK_EQ_INT(trn_threads_free(3, 3), 3);
+    CHECK_EQ_INT(trn_threads_free(3, 1), 3);
+    CHECK_EQ_INT(trn_threads_free(0, 0), 1);
+    CHECK_EQ_INT(trn_threads_free(1, 0), 1);
+    const int t = trn_threads_free(64, 0);
+    CHECK(t >= 1 && t <= 64);
+    CHECK(trn_idle_cores() >= -1);
+}
+
 int main(void)
 {
     RUN(test_rows_equal_whole);
@@ -748,6 +763,7 @@ int main(void)
     RUN(test_preview_differs);
     RUN(test_cancel_and_errors);
     RUN(test_not_finite_on_threads);
+    RUN(test_threads_free);
     RUN(test_param_limits);
     RUN(test_droplet_cell_world_size);
     return trn_test_finish();
