@@ -1,8 +1,14 @@
 /* Tests of droplet erosion and thermal relaxation: ledger, determinism, analytic fields, presets,
  * cancel. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/idle.h"
 #include "gen/erosion_internal.h"
@@ -736,8 +742,8 @@ static void test_not_finite_on_threads(void)
 }
 
 /* A stage's thread count follows the machine only where the caller asked for none: an asked
- * count is kept (tests compare thread counts through it), and the count is never below one
- * nor above what the team has. */
+ * count is kept (tests compare thread counts through it), the count is never below one nor
+ * above what the team has, and with every core taken by other processes it is one. */
 static void test_threads_free(void)
 {
     CHECK_EQ_INT(trn_threads_free(3, 3), 3);
@@ -747,6 +753,29 @@ static void test_threads_free(void)
     const int t = trn_threads_free(64, 0);
     CHECK(t >= 1 && t <= 64);
     CHECK(trn_idle_cores() >= -1);
+#ifdef __linux__
+    /* Every core taken by another process (one spinning child a core): one thread. */
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    pid_t kids[256];
+    long started = 0;
+    for (; started < cpus && started < 256; started++) {
+        kids[started] = fork();
+        if (kids[started] == 0)
+            for (;;) {
+            }
+        if (kids[started] < 0) break;
+    }
+    int busy = 64;
+    for (int tries = 0; tries < 50 && busy != 1; tries++) { /* until the children run */
+        struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
+        busy = trn_threads_free(64, 0);
+    }
+    for (long k = 0; k < started; k++)
+        if (kids[k] > 0) kill(kids[k], SIGKILL), waitpid(kids[k], NULL, 0);
+    CHECK_EQ_INT(busy, 1);
+    CHECK_EQ_INT(trn_threads_free(2, 2), 2);
+#endif
 }
 
 int main(void)
