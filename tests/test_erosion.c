@@ -1,16 +1,9 @@
 /* Tests of droplet erosion and thermal relaxation: ledger, determinism, analytic fields, presets,
  * cancel. */
-#define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "core/idle.h"
 #include "gen/erosion_internal.h"
 #include "terrane/erosion.h"
 #include "terrane/generate.h"
@@ -741,43 +734,6 @@ static void test_not_finite_on_threads(void)
     trn_field_dispose(&f);
 }
 
-/* A stage's thread count follows the machine only where the caller asked for none: an asked
- * count is kept (tests compare thread counts through it), the count is never below one nor
- * above what the team has, and with every core taken by other processes it is one. */
-static void test_threads_free(void)
-{
-    CHECK_EQ_INT(trn_threads_free(3, 3), 3);
-    CHECK_EQ_INT(trn_threads_free(3, 1), 3);
-    CHECK_EQ_INT(trn_threads_free(0, 0), 1);
-    CHECK_EQ_INT(trn_threads_free(1, 0), 1);
-    const int t = trn_threads_free(64, 0);
-    CHECK(t >= 1 && t <= 64);
-    CHECK(trn_idle_cores() >= -1);
-#ifdef __linux__
-    /* Every core taken by another process (one spinning child a core): one thread. */
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    pid_t kids[256];
-    long started = 0;
-    for (; started < cpus && started < 256; started++) {
-        kids[started] = fork();
-        if (kids[started] == 0)
-            for (;;) {
-            }
-        if (kids[started] < 0) break;
-    }
-    int busy = 64;
-    for (int tries = 0; tries < 50 && busy != 1; tries++) { /* until the children run */
-        struct timespec pause = {0, 20000000};
-        nanosleep(&pause, NULL);
-        busy = trn_threads_free(64, 0);
-    }
-    for (long k = 0; k < started; k++)
-        if (kids[k] > 0) kill(kids[k], SIGKILL), waitpid(kids[k], NULL, 0);
-    CHECK_EQ_INT(busy, 1);
-    CHECK_EQ_INT(trn_threads_free(2, 2), 2);
-#endif
-}
-
 int main(void)
 {
     RUN(test_rows_equal_whole);
@@ -792,7 +748,6 @@ int main(void)
     RUN(test_preview_differs);
     RUN(test_cancel_and_errors);
     RUN(test_not_finite_on_threads);
-    RUN(test_threads_free);
     RUN(test_param_limits);
     RUN(test_droplet_cell_world_size);
     return trn_test_finish();

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "core/checked.h"
-#include "core/idle.h"
 #include "core/progress.h"
 #include "gen/erosion_internal.h"
 #include "terrane/erosion.h"
@@ -665,13 +664,9 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
      * pair of neighbouring tiles' rounds and phases in this order gives the same bytes (the
      * row-band run's does). Within a phase the threads take the tiles longest first, by the
      * steps each walked in its last round (in tile order in the first): a phase ends when its
-     * last tile does, and a long tile taken last would leave the other threads waiting. Each
-     * round runs on the threads the machine has cores for at its start (trn_threads_free). */
-    int run_threads = threads;
+     * last tile does, and a long tile taken last would leave the other threads waiting. */
     for (uint32_t round = 0; round < g.rounds; round++)
         for (int phase = 0; phase < 4; phase++) {
-            if (!phase) run_threads = trn_threads_free(threads, params->threads);
-            (void)run_threads; /* read by the pragma only */
             const size_t px = (size_t)(phase & 1), pz = (size_t)(phase >> 1);
             const size_t cols = (g.tiles_x - px + 1) / 2, rows = (g.tiles_z - pz + 1) / 2;
             const long long np = (long long)(cols * rows);
@@ -681,7 +676,7 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
             }
             qsort(order, (size_t)np, sizeof *order, longest_first);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(run_threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 #endif
             for (long long k = 0; k < np; k++) {
                 const size_t t = order[k].tile;
@@ -718,12 +713,10 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
         float *src = r.field.heights, *dst = scratch;
         for (uint32_t k = 0; k < params->thermal_iterations; k++) {
             const long long nzl = (long long)nz;
-            const int pass_threads = trn_threads_free(threads, params->threads);
-            (void)pass_threads; /* read by the pragma only */
             /* Rows in chunks taken as threads come free: where the machine's other work holds
              * one thread back, the others take its rows instead of waiting for it. */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, THERMAL_CHUNK) num_threads(pass_threads)
+#pragma omp parallel for schedule(dynamic, THERMAL_CHUNK) num_threads(threads)
 #endif
             for (long long z = 0; z < nzl; z++)
                 thermal_row(src, dst, nx, 0, nz, (size_t)z, &tc);
