@@ -49,6 +49,17 @@ foreach(np 2 4)
   set_tests_properties(mpi_generate_np${np} PROPERTIES SKIP_RETURN_CODE 77
                        ENVIRONMENT "${TRN_MPI_TEST_ENV}" TIMEOUT 600)
   if(TRN_MPI_BUILT AND TRN_MPIRUN)
+    add_test(NAME mpi_every_node_np${np}
+             COMMAND sh ${CMAKE_SOURCE_DIR}/tests/mpi_every_node.sh ${TRN_MPIRUN}
+                     $<TARGET_FILE:terrane-mpi> $<TARGET_FILE:terrane> ${np}
+                     ${CMAKE_CURRENT_BINARY_DIR}/mpi_all_np${np})
+  else()
+    add_test(NAME mpi_every_node_np${np}
+             COMMAND sh -c "echo 'OpenMPI not built in (TRN_MPI off or not found): skipped'; exit 77")
+  endif()
+  set_tests_properties(mpi_every_node_np${np} PROPERTIES SKIP_RETURN_CODE 77
+                       ENVIRONMENT "${TRN_MPI_TEST_ENV}" TIMEOUT 600)
+  if(TRN_MPI_BUILT AND TRN_MPIRUN)
     add_test(NAME mpi_stream_power_np${np}
              COMMAND sh ${CMAKE_SOURCE_DIR}/tests/mpi_stream_power.sh ${TRN_MPIRUN}
                      $<TARGET_FILE:terrane-mpi> ${np} ${CMAKE_CURRENT_BINARY_DIR}/mpi_sp_np${np})

@@ -97,7 +97,28 @@ static void th_free(void *impl)
     (void)impl;
 }
 
-static const trn_comm_ops th_ops = {th_counts,    th_allgather, th_gather,
-                                    th_broadcast, th_max,       th_free};
+/* Point to point: each posts its block and whom it is for; after the barrier each reads the
+ * block of the process it receives from. */
+static trn_status th_sendrecv(void *impl, const void *send, uint64_t bytes, int to, void *recv,
+                              uint64_t rbytes, int from, trn_error *err)
+{
+    th_impl *t = impl;
+    t->sh->ptr[t->rank] = send;
+    t->sh->bytes[t->rank] = bytes;
+    t->sh->ival[t->rank] = to;
+    pthread_barrier_wait(&t->sh->bar);
+    trn_status st = TRN_OK;
+    if (from >= 0) {
+        if (t->sh->ival[from] != t->rank || t->sh->bytes[from] != rbytes)
+            st = trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1, "threads: unmatched send");
+        else if (rbytes)
+            memcpy(recv, t->sh->ptr[from], (size_t)rbytes);
+    }
+    pthread_barrier_wait(&t->sh->bar);
+    return st;
+}
+
+static const trn_comm_ops th_ops = {th_counts, th_allgather, th_gather,  th_broadcast,
+                                    th_max,    th_free,      th_sendrecv};
 
 #endif

@@ -28,6 +28,11 @@ typedef struct trn_comm_ops {
     /* The largest of every process's value (used to agree that a step failed somewhere). */
     trn_status (*max_int)(void *impl, int mine, int *out, trn_error *err);
     void (*free)(void *impl);
+    /* Point to point: send bytes to process to and receive rbytes from process from, at once
+     * (either may be -1: none). Every process calls it in the same step. NULL: done through
+     * allgather (every block to every process). */
+    trn_status (*sendrecv)(void *impl, const void *send, uint64_t bytes, int to, void *recv,
+                           uint64_t rbytes, int from, trn_error *err);
 } trn_comm_ops;
 
 typedef struct trn_comm trn_comm;
@@ -64,6 +69,11 @@ trn_status trn_comm_gather(trn_comm *comm, const void *mine, uint64_t bytes, voi
                            uint64_t **counts, trn_error *err);
 /* The root's block (*data, *bytes there) to every process: elsewhere *data is a new buffer. */
 trn_status trn_comm_broadcast(trn_comm *comm, void **data, uint64_t *bytes, trn_error *err);
+/* Send bytes to process to and receive rbytes (the size the sender sends) from process from
+ * (-1: none); every process calls it in the same step, so pairs meet (a chain of neighbours:
+ * each sends up and receives from below). */
+trn_status trn_comm_sendrecv(trn_comm *comm, const void *send, uint64_t bytes, int to, void *recv,
+                             uint64_t rbytes, int from, trn_error *err);
 /* Agree whether every process succeeded: returns local when it is an error, else
  * TRN_ERR_MISMATCH ("another process failed") when some process failed, else TRN_OK. */
 trn_status trn_comm_agree(trn_comm *comm, trn_status local, trn_error *err);

@@ -82,7 +82,8 @@ static void serial_free(void *impl)
 }
 
 static const trn_comm_ops serial_ops = {serial_share_counts, serial_allgather, serial_allgather,
-                                        serial_broadcast,    serial_max_int,   serial_free};
+                                        serial_broadcast,    serial_max_int,   serial_free,
+                                        NULL};
 
 trn_comm *trn_comm_new(const trn_comm_ops *ops, void *impl, int rank, int size)
 {
@@ -264,4 +265,54 @@ trn_status trn_comm_agree(trn_comm *comm, trn_status local, trn_error *err)
         return trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
                              "tiled run: another process failed (its own message says why)");
     return TRN_OK;
+}
+
+trn_status trn_comm_sendrecv(trn_comm *comm, const void *send, uint64_t bytes, int to, void *recv,
+                             uint64_t rbytes, int from, trn_error *err)
+{
+    if (to >= comm->size || from >= comm->size || to == comm->rank || from == comm->rank)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "comm: process %d sends to %d and receives from %d of %d",
+                             comm->rank, to, from, comm->size);
+    if (to < 0) bytes = 0;
+    if (comm->ops->sendrecv) {
+        const comm_clock c = clock_start();
+        trn_status st = comm->ops->sendrecv(comm->impl, send, bytes, to, recv,
+                                            from < 0 ? 0 : rbytes, from, err);
+        clock_stop(comm, c);
+        if (st != TRN_OK) return st;
+        comm->sent += bytes;
+        if (from >= 0) comm->received += rbytes;
+        return TRN_OK;
+    }
+    /* Through the collective: every process's block (and whom it is for) to every process. */
+    uint8_t *mine = malloc((size_t)bytes + sizeof(int));
+    if (!mine) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "comm: out of memory");
+    memcpy(mine, &to, sizeof(int));
+    if (bytes) memcpy(mine + sizeof(int), send, (size_t)bytes);
+    void *all = NULL;
+    uint64_t *counts = NULL;
+    trn_status st = trn_comm_allgather(comm, mine, bytes + sizeof(int), &all, &counts, err);
+    free(mine);
+    if (st != TRN_OK) return st;
+    uint64_t at = 0;
+    for (int r = 0; r < comm->size && from >= 0; r++) {
+        int dest;
+        memcpy(&dest, (uint8_t *)all + at, sizeof(int));
+        if (r == from) {
+            if (dest != comm->rank || counts[r] - sizeof(int) != rbytes) {
+                st = trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                                   "comm: process %d sent %llu bytes to %d, process %d expected "
+                                   "%llu",
+                                   r, (unsigned long long)(counts[r] - sizeof(int)), dest,
+                                   comm->rank, (unsigned long long)rbytes);
+                break;
+            }
+            if (rbytes) memcpy(recv, (uint8_t *)all + at + sizeof(int), (size_t)rbytes);
+        }
+        at += counts[r];
+    }
+    free(all);
+    free(counts);
+    return st;
 }

@@ -1034,3 +1034,222 @@ done:
     free(bd.h);
     return st;
 }
+
+/* ---- row bands across processes ---- */
+
+/* Rows [s0, s1) of the held band (rows h0 ..) sent to process `to`, rows [r0, r1) received
+ * from process `from` (-1: none). */
+static trn_status zone_swap(trn_comm *comm, float *h, size_t h0, size_t nx, size_t s0, size_t s1,
+                            int to, size_t r0, size_t r1, int from, trn_error *err)
+{
+    const uint64_t sb = to >= 0 ? (uint64_t)(s1 - s0) * nx * sizeof(float) : 0;
+    const uint64_t rb = from >= 0 ? (uint64_t)(r1 - r0) * nx * sizeof(float) : 0;
+    return trn_comm_sendrecv(comm, to >= 0 ? h + (s0 - h0) * nx : NULL, sb, to,
+                             from >= 0 ? h + (r0 - h0) * nx : NULL, rb, from, err);
+}
+
+trn_status trn_erosion_run_rows_comm(size_t nx, size_t nz, double size_x, double size_z,
+                                     const trn_erosion_params *params, uint64_t world_seed,
+                                     float lo, float hi, const trn_erosion_rows_io *io,
+                                     trn_comm *comm, trn_erosion_ledger *ledger,
+                                     uint64_t *droplets_run, trn_progress_fn progress, void *user,
+                                     trn_error *err)
+{
+    if (!params || !io || !io->read || !io->write || !io->chunk || !ledger)
+        return bad(err, "params, io (read, write, chunk) and ledger are required");
+    if (nx < 2 || nz < 2) return bad(err, "the field needs at least 2x2 samples");
+    trn_status st = check_params(params, err);
+    if (st != TRN_OK) return st;
+    uint64_t droplets = 0;
+    if ((st = droplets_of(params, nx * nz, &droplets, err))) return st;
+    drop_plan g;
+    plan_make(&g, nx, nz, params, droplets, world_seed);
+    const size_t K = params->thermal_iterations, C = io->chunk, T = g.tile, H = g.reach + 1;
+    const int P = comm ? trn_comm_size(comm) : 1, me = comm ? trn_comm_rank(comm) : 0;
+    /* One process, one row of tiles, or thermal passes reaching past a neighbour's band: the
+     * run of one process on each (the same bytes). */
+    if (P < 2 || g.tiles_z < 2 || K > T) {
+        if (droplets_run) *droplets_run = droplets * params->iterations;
+        return trn_erosion_run_rows(nx, nz, size_x, size_z, params, world_seed, lo, hi, io, ledger,
+                                    progress, user, err);
+    }
+    uint32_t dcx, dcz;
+    if (params->mode != TRN_EROSION_DETACH || params->rate_scale ||
+        trn_erosion_droplet_grid(params, (uint32_t)(nx - 1), (uint32_t)(nz - 1), size_x, size_z,
+                                 &dcx, &dcz))
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
+                             "erosion: a row-band run takes droplets on the field's own grid "
+                             "without a rate scale only");
+    memset(ledger, 0, sizeof *ledger);
+    trn_progress pr = trn_progress_make(progress, user);
+    /* Process p runs tile rows [a, b) (contiguous runs, as the tiled solvers deal tiles) and
+     * owns sample rows [r0, r1); it holds them and Hh rows around them. Its neighbours are the
+     * nearest processes below and above with rows (some have none when there are fewer tile
+     * rows than processes). */
+    const size_t R = g.tiles_z;
+#define BAND_A(p) ((size_t)((uint64_t)R * (uint64_t)(p) / (uint64_t)P))
+    const size_t a = BAND_A(me), b = BAND_A(me + 1);
+    const size_t r0 = a == b ? (a * T < nz ? a * T : nz) : a * T;
+    const size_t r1 = b == R ? (a == b ? r0 : nz) : b * T;
+    int below = -1, above = -1;
+    if (a < b) {
+        for (int q = me - 1; q >= 0 && below < 0; q--)
+            if (BAND_A(q) < BAND_A(q + 1)) below = q;
+        for (int q = me + 1; q < P && above < 0; q++)
+            if (BAND_A(q) < BAND_A(q + 1)) above = q;
+    }
+#undef BAND_A
+    const size_t Hh = H > K ? H : K;
+    const size_t h0 = a < b && r0 > Hh ? r0 - Hh : (a < b ? 0 : r0);
+    const size_t h1 = a < b ? (r1 + Hh < nz ? r1 + Hh : nz) : r0;
+    const size_t tiles = g.tiles_x * g.tiles_z;
+    const thermal_ctx tc = thermal_of(params, size_x / (double)(nx - 1), size_z / (double)(nz - 1));
+    const int threads = threads_of(params);
+    brush *br = malloc(sizeof *br);
+    tile_acc *acc = calloc(tiles, sizeof(tile_acc));
+    float *h = malloc(((h1 - h0) ? (h1 - h0) : 1) * nx * sizeof(float));
+    float *t0 = NULL, *t1 = NULL, *pend = NULL, *all = NULL;
+    uint64_t *counts = NULL;
+    if (!br || !acc || !h) st = oom(err);
+    /* This process's rows and their halo, in chunks, in order. */
+    for (size_t z = h0; z < h1 && !st; z += C) {
+        const size_t count = h1 - z < C ? h1 - z : C;
+        float *rows = h + (z - h0) * nx;
+        if ((st = io->read(io->user, z, count, rows, err))) break;
+        for (size_t i = 0; i < count * nx; i++)
+            if (!isfinite(rows[i])) {
+                const size_t at = z * nx + i;
+                st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                   "erosion: sample %zu (x %zu, z %zu) is not a finite height", at,
+                                   at % nx, at / nx);
+                break;
+            }
+    }
+    st = trn_comm_agree(comm, st, err);
+    if (st) goto done;
+    make_brush(br, params->radius);
+    walk_ctx c = walk_of(params, lo, hi, br);
+    c.nx = nx;
+    c.nz = nz;
+    c.h = h;
+    c.row0 = h0;
+    if (trn_progress_report(&pr, 0.0, "erosion")) st = cancelled(err, "erosion");
+    st = trn_comm_agree(comm, st, err);
+    if (st) goto done;
+    /* Round by round, even tile rows then odd ones, as the whole grid's phases: tile rows of
+     * one parity never touch the same sample, and the rows a pair of neighbouring tile rows
+     * share (Hh = reach + 1 each side of their border) change only while one of them runs.
+     * After each parity, whoever ran a row at its band's edge sends that border's rows to the
+     * neighbour across it: up first, then down. */
+    for (uint32_t s = 0; s < g.rounds && !st; s++)
+        for (size_t par = 0; par < 2 && !st; par++) {
+            for (size_t z = a + ((a & 1) != par); z < b; z += 2)
+                run_tile_row(&c, &g, z, s, acc, threads);
+            const size_t zt0 = b * T - H, zt1 = b * T + H < nz ? b * T + H : nz;
+            const size_t zb0 = a * T - (a ? H : 0), zb1 = a * T + H < nz ? a * T + H : nz;
+            const bool top_ran = a < b && ((b - 1) & 1) == par,
+                       bottom_ran = a < b && (a & 1) == par;
+            const bool below_ran = below >= 0 && ((a - 1) & 1) == par;
+            const bool above_ran = above >= 0 && (b & 1) == par;
+            st = zone_swap(comm, h, h0, nx, zt0, zt1, top_ran && above >= 0 ? above : -1, zb0, zb1,
+                           below_ran ? below : -1, err);
+            if (!st)
+                st = zone_swap(comm, h, h0, nx, zb0, zb1, bottom_ran && below >= 0 ? below : -1,
+                               zt0, zt1, above_ran ? above : -1, err);
+            if (!st && trn_progress_report(&pr,
+                                           0.85 * (double)(2u * s + par + 1u) /
+                                               (2.0 * (double)g.rounds),
+                                           "erosion"))
+                st = cancelled(err, "erosion");
+            st = trn_comm_agree(comm, st, err);
+        }
+    if (st) goto done;
+    /* The thermal passes' halo: K final rows from each neighbour (a band other than the top
+     * one has at least T >= K rows). */
+    if (K) {
+        const size_t up1 = r1 + K < nz ? r1 + K : nz, dn0 = r0 > K ? r0 - K : 0;
+        const size_t mine_hi = r1 - (r1 - r0 < K ? r1 - r0 : K);
+        const size_t mine_lo = r0 + (r1 - r0 < K ? r1 - r0 : K);
+        st = zone_swap(comm, h, h0, nx, mine_hi, r1, above, dn0, r0, below, err);
+        if (!st) st = zone_swap(comm, h, h0, nx, r0, mine_lo, below, r1, up1, above, err);
+        st = trn_comm_agree(comm, st, err);
+        if (st) goto done;
+        /* Chunks of CT >= K rows, each from its own rows and K around them before the
+         * passes: a chunk's result goes back into the band only once the next chunk has read
+         * the rows it shares with it, so the passes hold (CT + 2 K) rows twice and CT rows. */
+        const size_t CT = C > K ? C : K;
+        if (a < b) {
+            t0 = malloc((CT + 2 * K) * nx * sizeof(float));
+            t1 = malloc((CT + 2 * K) * nx * sizeof(float));
+            pend = malloc(CT * nx * sizeof(float));
+            if (!t0 || !t1 || !pend) st = oom(err);
+        }
+        size_t pend0 = 0, pendn = 0;
+        for (size_t w0 = r0; w0 < r1 && a < b && !st; w0 += CT) {
+            const size_t w1 = w0 + CT < r1 ? w0 + CT : r1;
+            const size_t s0 = w0 > K ? w0 - K : 0, s1 = w1 + K < nz ? w1 + K : nz;
+            memcpy(t0, h + (s0 - h0) * nx, (s1 - s0) * nx * sizeof(float));
+            float *src = t0, *dst = t1;
+            for (size_t k = 0; k < K; k++) {
+                const long long n0 = (long long)s0, n1 = (long long)s1;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+                for (long long z = n0; z < n1; z++)
+                    thermal_row(src, dst, nx, s0, s1, (size_t)z, &tc);
+                float *tmp = src;
+                src = dst;
+                dst = tmp;
+            }
+            if (pendn) memcpy(h + (pend0 - h0) * nx, pend, pendn * nx * sizeof(float));
+            pend0 = w0;
+            pendn = w1 - w0;
+            memcpy(pend, src + (w0 - s0) * nx, pendn * nx * sizeof(float));
+        }
+        if (!st && pendn) memcpy(h + (pend0 - h0) * nx, pend, pendn * nx * sizeof(float));
+        st = trn_comm_agree(comm, st, err);
+        if (st) goto done;
+    }
+    /* Every process writes every row (each keeps the whole result, as every global node's), a
+     * chunk at a time, its rows from the processes that own them. */
+    for (size_t w0 = 0; w0 < nz && !st; w0 += C) {
+        const size_t w1 = w0 + C < nz ? w0 + C : nz;
+        const size_t m0 = w0 > r0 ? w0 : r0, m1 = w1 < r1 ? w1 : r1;
+        const uint64_t bytes = m1 > m0 ? (uint64_t)(m1 - m0) * nx * sizeof(float) : 0;
+        if ((st = trn_comm_allgather(comm, bytes ? h + (m0 - h0) * nx : NULL, bytes,
+                                     (void **)&all, NULL, err)))
+            break;
+        st = io->write(io->user, w0, w1 - w0, all, err);
+        free(all);
+        all = NULL;
+        st = trn_comm_agree(comm, st, err);
+    }
+    if (st) goto done;
+    /* The ledger in tile order: each process's tiles are its rows of tiles, in process order. */
+    {
+        const uint64_t bytes = (uint64_t)(b - a) * g.tiles_x * sizeof(tile_acc);
+        if ((st = trn_comm_allgather(comm, acc + a * g.tiles_x, bytes, (void **)&all, &counts,
+                                     err)))
+            goto done;
+        ledger_sum(ledger, (const tile_acc *)all, tiles, droplets * params->iterations);
+        if (droplets_run) {
+            uint64_t mine = 0;
+            for (size_t z = a; z < b; z++)
+                for (size_t x = 0; x < g.tiles_x; x++)
+                    mine += tile_droplets(&g, x, z);
+            *droplets_run = mine * params->iterations;
+        }
+    }
+    trn_progress_report(&pr, 1.0, "thermal");
+
+done:
+    free(br);
+    free(acc);
+    free(h);
+    free(t0);
+    free(t1);
+    free(pend);
+    free(all);
+    free(counts);
+    return st;
+}

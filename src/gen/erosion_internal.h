@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "core/progress.h"
+#include "terrane/comm.h"
 #include "terrane/erosion.h"
 
 /* Run params->transport_steps transport steps on heights h (nx * nz samples, changed in
@@ -39,6 +40,23 @@ trn_status trn_erosion_run_rows(size_t nx, size_t nz, double size_x, double size
                                 const trn_erosion_params *params, uint64_t world_seed, float lo,
                                 float hi, const trn_erosion_rows_io *io, trn_erosion_ledger *ledger,
                                 trn_progress_fn progress, void *user, trn_error *err);
+
+/* trn_erosion_run_rows shared by the processes of comm (every one calls it, each with io over
+ * the whole input): process p runs the droplets of its run of tile rows (as trn_comm deals
+ * tiles), round by round, even tile rows then odd ones as the whole grid's phases, exchanging
+ * with its neighbours (trn_comm_sendrecv) the rows each side of their border (reach + 1) after
+ * each parity; then the thermal passes on its rows with thermal_iterations rows from each
+ * neighbour; then every process writes every row through io (the rows gathered a chunk at a
+ * time), so each holds the whole result, and the same ledger. The bytes of
+ * trn_erosion_run_rows for any process count. One process, a single row of tiles or more
+ * thermal passes than a tile row's samples: trn_erosion_run_rows on each. *droplets_run: the
+ * droplets this process ran, all passes (may be NULL). */
+trn_status trn_erosion_run_rows_comm(size_t nx, size_t nz, double size_x, double size_z,
+                                     const trn_erosion_params *params, uint64_t world_seed,
+                                     float lo, float hi, const trn_erosion_rows_io *io,
+                                     trn_comm *comm, trn_erosion_ledger *ledger,
+                                     uint64_t *droplets_run, trn_progress_fn progress, void *user,
+                                     trn_error *err);
 
 /* The cells of the grid the droplets run on for params->droplet_cell over a field of
  * cells_x x cells_z cells and size_x x size_z world units; false when they run on the field's

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "graph/graph_internal.h"
 #include "graph/nodes/node_common.h"
@@ -34,6 +35,7 @@ typedef struct tiler {
     trn_node_result **whole; /* global nodes' results (whole grid) */
     int threads;
     trn_global_solver solve;
+    trn_tiles_split *split; /* work shared by processes (NULL: none) */
     trn_progress pr;    /* the whole run */
     double units, done; /* progress: a global node counts as many units as there are tiles */
     double tiles;       /* tiles delivered (those meeting the window) */
@@ -445,7 +447,23 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
     trn_node_ctx ctx = node_ctx_of(t, node, ty);
     ctx.progress = progress;
     const trn_erosion_rows_io io = {rows_read, rows_write, &j, chunk};
-    if (!st) st = trn_node_erosion_rows(&ctx, lo, hi, &io, err);
+    uint64_t droplets = 0, sent0 = 0, sent1 = 0;
+    double in0 = 0.0, in1 = 0.0;
+    ctx.solve_comm = t->split ? t->split->comm : NULL;
+    if (ctx.solve_comm) {
+        trn_comm_traffic(ctx.solve_comm, &sent0, NULL);
+        trn_comm_time(ctx.solve_comm, NULL, &in0);
+    }
+    const clock_t c0 = clock();
+    if (!st) st = trn_node_erosion_rows(&ctx, lo, hi, &io, &droplets, err);
+    if (!st && ctx.solve_comm) {
+        trn_comm_traffic(ctx.solve_comm, &sent1, NULL);
+        trn_comm_time(ctx.solve_comm, NULL, &in1);
+        t->split->erosions++;
+        t->split->droplets += droplets;
+        t->split->sent += sent1 - sent0;
+        t->split->cpu += (double)(clock() - c0) / CLOCKS_PER_SEC - (in1 - in0);
+    }
     const twin all = {0, 0, t->sx, t->sz};
     if (!st && !(sh = result_on(t, all, j.key))) st = oom(err);
     if (!st) {
@@ -1083,6 +1101,18 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
                                          void *user, trn_progress_fn progress, void *progress_user,
                                          trn_error *err)
 {
+    return trn_graph_evaluate_tiles_split(graph, recipe, options, tiles, solve, NULL, sink, user,
+                                          progress, progress_user, err);
+}
+
+trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_recipe *recipe,
+                                          const trn_graph_options *options,
+                                          const trn_graph_tile_options *tiles,
+                                          trn_global_solver solve, trn_tiles_split *split,
+                                          trn_graph_tile_sink sink, void *user,
+                                          trn_progress_fn progress, void *progress_user,
+                                          trn_error *err)
+{
     if (!tiles || tiles->tile < 1 || !sink)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "tiled evaluation: a tile of at least 1 sample and a sink are "
@@ -1097,6 +1127,7 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
     t.recipe = recipe;
     t.o = options;
     t.solve = solve ? solve : trn_tile_solve_whole;
+    t.split = split;
     t.tile = tiles->tile;
     t.cache_dir = tiles->cache_dir;
     t.pr = trn_progress_make(progress, progress_user);

@@ -24,6 +24,26 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
                                          void *user, trn_progress_fn progress, void *progress_user,
                                          trn_error *err);
 
+/* Global work shared by the processes of a tiled run (terrane-mpi generate): an erosion run by
+ * rows (below) has its droplets shared by comm's processes, each its band of rows
+ * (trn_erosion_run_rows_comm); the counts say what was shared. */
+typedef struct trn_tiles_split {
+    struct trn_comm *comm; /* NULL: nothing shared */
+    unsigned erosions;     /* out: erosion nodes run by rows across comm's processes */
+    uint64_t droplets;     /* out: droplets this process ran for them, all passes */
+    uint64_t sent;         /* out: bytes this process sent for them */
+    double cpu;            /* out: CPU seconds this process spent in them outside the transport */
+} trn_tiles_split;
+
+/* trn_graph_evaluate_tiles_with, sharing what split names (NULL: as _with). */
+trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_recipe *recipe,
+                                          const trn_graph_options *options,
+                                          const trn_graph_tile_options *tiles,
+                                          trn_global_solver solve, trn_tiles_split *split,
+                                          trn_graph_tile_sink sink, void *user,
+                                          trn_progress_fn progress, void *progress_user,
+                                          trn_error *err);
+
 /* Whether an erosion node runs row band by row band in a tiled run with a disk tile cache:
  * droplets (detach mode) on the output grid (no coarser droplet_cell). The tiled evaluator also
  * asks that its drainage input be left unconnected and its field come from a global node. */
@@ -32,9 +52,11 @@ bool trn_node_erosion_by_rows(const trn_graph_node *n, const trn_node_type *t,
 
 /* Run erosion node c->node on the recipe's whole grid through io (trn_erosion_run_rows): the
  * heights of trn_node_compute's field output, bit for bit; lo and hi are its input's lowest and
- * highest height. */
+ * highest height. With c->solve_comm, its processes share the droplets
+ * (trn_erosion_run_rows_comm); *droplets_run (may be NULL): the droplets this process ran. */
 trn_status trn_node_erosion_rows(const trn_node_ctx *c, float lo, float hi,
-                                 const trn_erosion_rows_io *io, trn_error *err);
+                                 const trn_erosion_rows_io *io, uint64_t *droplets_run,
+                                 trn_error *err);
 
 /* What trn_node_erosion_rows holds, estimated, with cache tiles of chunk samples. */
 uint64_t trn_node_erosion_rows_bytes(const trn_graph_node *n, const trn_node_type *t,

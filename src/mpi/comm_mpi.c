@@ -107,8 +107,23 @@ static void m_free(void *impl)
     free(impl);
 }
 
-static const trn_comm_ops mpi_ops = {m_share_counts, m_allgather, m_gather,
-                                     m_broadcast,    m_max_int,   m_free};
+static trn_status m_sendrecv(void *impl, const void *send, uint64_t bytes, int to, void *recv,
+                             uint64_t rbytes, int from, trn_error *err)
+{
+    mpi_impl *m = impl;
+    if (bytes > INT_MAX || rbytes > INT_MAX)
+        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
+                             "MPI: a block of %llu bytes is more than one send moves (2 GiB); "
+                             "use more processes",
+                             (unsigned long long)(bytes > rbytes ? bytes : rbytes));
+    int rc = MPI_Sendrecv(send, (int)bytes, MPI_BYTE, to < 0 ? MPI_PROC_NULL : to, 29, recv,
+                          (int)rbytes, MPI_BYTE, from < 0 ? MPI_PROC_NULL : from, 29, m->comm,
+                          MPI_STATUS_IGNORE);
+    return rc == MPI_SUCCESS ? TRN_OK : mpi_fail(err, rc, "Sendrecv");
+}
+
+static const trn_comm_ops mpi_ops = {m_share_counts, m_allgather, m_gather,  m_broadcast,
+                                     m_max_int,      m_free,      m_sendrecv};
 
 trn_comm *trn_comm_mpi_new(MPI_Comm mpi_comm)
 {

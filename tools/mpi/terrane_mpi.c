@@ -28,8 +28,9 @@ static const char usage[] =
     "                 [--resolution CXxCZ] [--threads T] [--max-work N] [--progress]\n"
     "Evaluates the recipe's graph tile by tile, each process the tile rows [R*r/N, R*(r+1)/N)\n"
     "of the R rows of tiles (Drainage nodes are split across the processes by tiles, Barnes'\n"
-    "method, and so are a stream power evolution's steps on the output grid; other global\n"
-    "nodes run on every process), and writes one Cloud-Optimized\n"
+    "method, and so are a stream power evolution's steps on the output grid and the droplets\n"
+    "of an erosion run by rows, by bands of rows; other global nodes run on every process),\n"
+    "and writes one Cloud-Optimized\n"
     "GeoTIFF (BigTIFF, with overviews) on process 0: the same bytes as 'terrane generate RECIPE\n"
     "--tiles SAMPLES -o OUT.tif' on any process count. Process 0 prints the heights' xxh64,\n"
     "the time and each process's peak resident size.\n"
@@ -375,6 +376,8 @@ static int generate_main(int rank, int size, int argc, char **argv)
     const double t0 = now_s();
     band_writer b;
     memset(&b, 0, sizeof b);
+    trn_tiles_split split;
+    memset(&split, 0, sizeof split);
     b.width = width;
     b.tile = (uint32_t)tiles;
     if (!st && r1 > r0) {
@@ -394,9 +397,10 @@ static int generate_main(int rank, int size, int argc, char **argv)
         const trn_graph_tile_options to = {.tile = (uint32_t)tiles, .x0 = 0, .z0 = z0,
                                            .samples_x = width, .samples_z = z1 - z0,
                                            .cache_dir = folder};
+        split.comm = g_solver.comm;
         if (!st)
-            st = trn_graph_evaluate_tiles_with(
-                &g, &r, &o, &to, mpi_solve, band_put, &b,
+            st = trn_graph_evaluate_tiles_split(
+                &g, &r, &o, &to, mpi_solve, &split, band_put, &b,
                 progress && rank == 0 ? progress_print : progress_quiet, NULL, &err);
         if (b.f && fclose(b.f) != 0 && !st)
             st = trn_error_set(&err, TRN_ERR_IO, part, -1, "cannot write this process's band file");
@@ -461,6 +465,17 @@ static int generate_main(int rank, int size, int argc, char **argv)
     MPI_Reduce(mine_d, most_d, 4, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&moved, &moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&sp_moved, &sp_moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* The droplets of erosions run by rows: each process's count, to say how they were shared. */
+    unsigned long long drops = split.droplets, er_moved = split.sent, er_moved_all = 0;
+    unsigned long long *drops_all = rank == 0 ? calloc((size_t)size, sizeof *drops_all) : NULL;
+    double er_cpu = split.cpu;
+    double *er_cpu_all = rank == 0 ? calloc((size_t)size, sizeof *er_cpu_all) : NULL;
+    MPI_Gather(&er_cpu, 1, MPI_DOUBLE, er_cpu_all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    unsigned er_nodes = split.erosions, er_nodes_most = 0;
+    MPI_Gather(&drops, 1, MPI_UNSIGNED_LONG_LONG, drops_all, 1, MPI_UNSIGNED_LONG_LONG, 0,
+               MPI_COMM_WORLD);
+    MPI_Reduce(&er_moved, &er_moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&er_nodes, &er_nodes_most, 1, MPI_UNSIGNED, MPI_MAX, 0, MPI_COMM_WORLD);
     int workers = work != MPI_COMM_NULL, workers_all = 0;
     MPI_Reduce(&workers, &workers_all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     int status = 0;
@@ -480,11 +495,26 @@ static int generate_main(int rank, int size, int argc, char **argv)
             printf("stream power: %llu node(s) with their steps on the output grid split across "
                    "%d processes by tiles of %lu, %.2f MiB sent in all\n",
                    most_d[3], workers_all, tiles, (double)sp_moved_all / 1048576.0);
+        if (er_nodes_most && drops_all) {
+            printf("erosion: %u node(s) by rows with their droplets %s %d process%s, "
+                   "droplets per process:",
+                   er_nodes_most, workers_all > 1 ? "split across" : "on", workers_all,
+                   workers_all > 1 ? "es" : "");
+            for (int p = 0; p < size; p++)
+                printf(" %llu", drops_all[p]);
+            printf(", %.2f MiB sent in all; CPU s outside the transport:",
+                   (double)er_moved_all / 1048576.0);
+            for (int p = 0; p < size && er_cpu_all; p++)
+                printf(" %.2f", er_cpu_all[p]);
+            printf("\n");
+        }
         printf("heights xxh64 %016llx\n", (unsigned long long)XXH64_digest(h));
         printf("time s: %.3f (tiles %.3f), peak resident MiB (largest process): %.0f\n", wall,
                t_eval, (double)most / 1024.0);
     }
     XXH64_freeState(h);
+    free(drops_all);
+    free(er_cpu_all);
     free(part);
     free(folder);
     if (have_graph) trn_graph_dispose(&g);

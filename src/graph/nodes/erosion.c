@@ -296,7 +296,8 @@ uint64_t trn_node_erosion_rows_bytes(const trn_graph_node *n, const trn_node_typ
 }
 
 trn_status trn_node_erosion_rows(const trn_node_ctx *c, float lo, float hi,
-                                 const trn_erosion_rows_io *io, trn_error *err)
+                                 const trn_erosion_rows_io *io, uint64_t *droplets_run,
+                                 trn_error *err)
 {
     const size_t nx = (size_t)c->recipe->cells_x + 1u, nz = (size_t)c->recipe->cells_z + 1u;
     trn_erosion_params p;
@@ -304,8 +305,14 @@ trn_status trn_node_erosion_rows(const trn_node_ctx *c, float lo, float hi,
     p.threads = c->threads;
     trn_erosion_ledger ledger;
     const trn_status st =
-        trn_erosion_run_rows(nx, nz, c->recipe->size_x, c->recipe->size_z, &p, c->recipe->seed, lo,
-                             hi, io, &ledger, trn_node_bridge, (void *)c->progress, err);
+        c->solve_comm
+            ? trn_erosion_run_rows_comm(nx, nz, c->recipe->size_x, c->recipe->size_z, &p,
+                                        c->recipe->seed, lo, hi, io, c->solve_comm, &ledger,
+                                        droplets_run, trn_node_bridge, (void *)c->progress, err)
+            : trn_erosion_run_rows(nx, nz, c->recipe->size_x, c->recipe->size_z, &p,
+                                   c->recipe->seed, lo, hi, io, &ledger, trn_node_bridge,
+                                   (void *)c->progress, err);
+    if (!st && !c->solve_comm && droplets_run) *droplets_run = ledger.droplets;
     return st ? trn_node_wrap(c, err, st) : TRN_OK;
 }
 
