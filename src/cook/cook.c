@@ -400,8 +400,8 @@ static void sections_free(cook_section *secs, size_t count)
     }
 }
 
-/* One section into sec->packed with cctx, and the hashes of its raw and packed bytes; the
- * outcome in sec->code: 0, the zstd error code, or 1 when out of memory. */
+/* One section into sec->packed with cctx, and the hash of its packed bytes; the outcome in
+ * sec->code: 0, the zstd error code, or 1 when out of memory. */
 static void pack_one(ZSTD_CCtx *cctx, cook_section *sec)
 {
     if (!cctx) {
@@ -422,9 +422,16 @@ static void pack_one(ZSTD_CCtx *cctx, cook_section *sec)
         return;
     }
     sec->packed_size = got;
-    sec->raw_hash = XXH64(raw, sec->raw.size, 0);
     sec->packed_hash = XXH64(sec->packed, got, 0);
     sec->code = 0;
+}
+
+/* The hash of a section's raw bytes: a task of its own, beside the compression that reads the
+ * same bytes (for the heights, the two together are most of the encoding's time). */
+static void hash_raw(cook_section *sec)
+{
+    const void *raw = sec->view ? sec->view : sec->raw.data ? sec->raw.data : (const void *)"";
+    sec->raw_hash = XXH64(raw, sec->raw.size, 0);
 }
 
 static ZSTD_CCtx *cook_cctx(void)
@@ -503,9 +510,10 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
     do {                                                                                           \
         cook_section *sec_ = &secs[count - 1u];                                                    \
         _Pragma("omp task firstprivate(sec_)") pack_one(thread_cctx(ctx), sec_);                   \
+        _Pragma("omp task firstprivate(sec_)") hash_raw(sec_);                                     \
     } while (0)
 #else
-#define PACK_LAST() pack_one(thread_cctx(ctx), &secs[count - 1u])
+#define PACK_LAST() (pack_one(thread_cctx(ctx), &secs[count - 1u]), hash_raw(&secs[count - 1u]))
 #endif
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1)
