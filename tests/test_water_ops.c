@@ -649,7 +649,7 @@ static void test_route_defaults(void)
     trn_river_route_params_default(&p);
     CHECK(p.source_x == 64.0 && p.source_z == 64.0);
     CHECK(p.channel_width == 4.0 && p.channel_depth == 2.0 && p.water_depth == 1.0);
-    CHECK(p.flow_speed == 0.0);
+    CHECK(p.flow_speed == 0.0 && p.head_length == 0.0);
     CHECK(strcmp(trn_route_end_name(TRN_ROUTE_SEA_LEVEL), "sea-level") == 0);
     CHECK(strcmp(trn_route_end_name(TRN_ROUTE_FIELD_EDGE), "field-edge") == 0);
     CHECK(strcmp(trn_route_end_name(TRN_ROUTE_EXISTING_BODY), "existing-body") == 0);
@@ -831,9 +831,9 @@ static void test_route_basin_and_blocked(void)
     CHECK_CONTAINS(r.message, "closed-basin");
     trn_drainage_dispose(&d);
 
-    /* Blocked: (4, 4) drains only south-west, across its cells' split, down a diagonal
-     * trench; (5, 4) beside it is as high, so the route comes from there along the flat and
-     * cannot go back (no revisits); every other edge climbs and the fill raised nothing. */
+    /* (4, 4) drains only south-west, across its cells' split, down a diagonal trench; (5, 4)
+     * beside it is as high, so the route comes from there along the flat; every triangle edge
+     * from (4, 4) climbs or goes back, so the route follows the drainage down the trench. */
     for (size_t k = 0; k < 81; k++)
         f.heights[k] = 6.0f;
     f.heights[4 * 9 + 4] = 5.0f;
@@ -846,18 +846,84 @@ static void test_route_basin_and_blocked(void)
     CHECK(d.filled[4 * 9 + 4] == 5.0f);
     route_params(&p, 5.0, 4.0);
     CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL));
-    CHECK(r.end == TRN_ROUTE_BLOCKED);
-    CHECK_EQ_INT(r.samples, 2);
-    CHECK(r.end_x == 4.0 && r.end_z == 4.0);
-    CHECK_CONTAINS(r.message, "blocked");
+    CHECK(r.end == TRN_ROUTE_FIELD_EDGE);
+    CHECK_EQ_INT(r.samples, 6);
+    CHECK(r.end_x == 0.0 && r.end_z == 8.0);
+    CHECK_EQ_INT(b.path_count, 6);
+    if (b.path_count == 6) {
+        CHECK(b.path[3] == 4.0 && b.path[5] == 4.0 && b.path[6] == 3.0 && b.path[8] == 5.0);
+        CHECK(b.path[4] == 3.0 && b.path[7] == -2.0); /* beds 2 below the ground */
+    }
     trn_water_body_dispose(&b);
-    /* From (4, 4) the flat leads to (5, 4), whose own direction points back: blocked there. */
+    /* Blocked: from (4, 4) the flat edge to (5, 4) comes first; its own direction points back
+     * along a triangle edge and every other edge climbs. */
     route_params(&p, 4.0, 4.0);
     CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL));
     CHECK(r.end == TRN_ROUTE_BLOCKED);
     CHECK_EQ_INT(r.samples, 2);
     CHECK(r.end_x == 5.0 && r.end_z == 4.0);
     trn_water_body_dispose(&b);
+    trn_drainage_dispose(&d);
+    trn_field_dispose(&f);
+}
+
+/* The channel head: on a gentle slope (h = 0.1 i, 32 cells of 1 m) a route from x = 30 with
+ * head_length 10 deepens by 0.2 m a metre, so the river starts at x = 25 (1 m deep) and is
+ * 2 m deep from x = 20 on. Carved, the ground along the route is untouched at the source and
+ * sinks monotonically to the full depth: no pit at the head. */
+static void test_route_head(void)
+{
+    trn_field f;
+    trn_drainage d;
+    CHECK_OK(trn_field_init(&f, 32, 32, 32.0, 32.0, NULL));
+    for (uint32_t j = 0; j <= 32; j++)
+        for (uint32_t i = 0; i <= 32; i++)
+            f.heights[j * 33 + i] = 0.1f * (float)i;
+    CHECK_OK(trn_drainage_compute(&f, NAN, &d, NULL, NULL, NULL));
+    trn_river_route_params p;
+    route_params(&p, 30.0, 16.0);
+    p.channel_width = 2.0;
+    p.head_length = 10.0;
+    trn_water_body b;
+    trn_route_report r;
+    CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL));
+    CHECK(r.end == TRN_ROUTE_FIELD_EDGE);
+    CHECK_EQ_INT(r.samples, 31); /* the source counts: the whole trace */
+    CHECK_EQ_INT(b.path_count, 26);
+    if (b.path_count == 26) {
+        for (uint32_t k = 0; k < 26; k++) {
+            const double x = 25.0 - k, ground = (double)(0.1f * (float)(25 - k));
+            const double depth = k >= 5 ? 2.0 : 1.0 + 0.2 * k;
+            CHECK(b.path[3 * k] == x && b.path[3 * k + 2] == 16.0);
+            CHECK(fabs(b.path[3 * k + 1] - (ground - depth)) < 1e-9);
+        }
+    }
+    trn_field carved;
+    CHECK_OK(trn_field_init(&carved, 32, 32, 32.0, 32.0, NULL));
+    memcpy(carved.heights, f.heights, 33u * 33u * sizeof *f.heights);
+    trn_water w;
+    CHECK_OK(trn_water_resolve(&carved, &b, 1, NULL, &w, NULL));
+    double last = -1.0;
+    for (int i = 30; i >= 20; i--) {
+        const double cut = (double)f.heights[16 * 33 + i] - (double)carved.heights[16 * 33 + i];
+        if (i >= 27) CHECK(cut == 0.0); /* the source and beyond the head's reach */
+        CHECK(cut >= last - 1e-6);
+        last = cut;
+    }
+    CHECK(fabs(last - 2.0) < 1e-5);
+    CHECK(w.wet[16 * 33 + 25] && !w.wet[16 * 33 + 27]);
+    trn_water_dispose(&w);
+    trn_field_dispose(&carved);
+    trn_water_body_dispose(&b);
+
+    /* A head longer than the route: no river, and the message says why. */
+    p.head_length = 1000.0;
+    CHECK_OK(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL));
+    CHECK(r.end == TRN_ROUTE_NOT_PLACED);
+    CHECK_CONTAINS(r.message, "before its channel head");
+    p.head_length = -1.0;
+    CHECK_STATUS(trn_river_route(&d, f.heights, NULL, "creek", &p, &b, &r, NULL),
+                 TRN_ERR_VALIDATION);
     trn_drainage_dispose(&d);
     trn_field_dispose(&f);
 }
@@ -1444,6 +1510,7 @@ int main(void)
     RUN(test_route_joins);
     RUN(test_route_basin_and_blocked);
     RUN(test_route_steps);
+    RUN(test_route_head);
     RUN(test_route_params);
     RUN(test_codec_round_trip);
     RUN(test_codec_truncation);

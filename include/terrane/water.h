@@ -367,6 +367,11 @@ typedef struct trn_river_route_params {
     double channel_depth;      /* > 0; default 2 */
     double water_depth;        /* > 0, <= channel_depth; default 1 */
     double flow_speed;         /* >= 0; default 0 */
+    /* >= 0, world units along the route; default 0 (full depth from the source). Over its first
+     * head_length the channel deepens from nothing at the source to channel_depth, as a channel
+     * head does; the river (its water and its cut) begins at the first sample where that depth
+     * reaches water_depth, so no water stands above the ground and no pit is dug at the head. */
+    double head_length;
 } trn_river_route_params;
 
 void trn_river_route_params_default(trn_river_route_params *params);
@@ -381,14 +386,16 @@ typedef struct trn_route_report {
 
 /* Trace a river from the source sample down the drainage (its source heights) along
  * nonascending terrain-triangle edges, following the drainage's flow direction where that is a
- * triangle edge, to an end in trn_route_end. existing (may be NULL) is water on the same grid.
- * On success with a placed route, *body is a follow-bed river (id node_id, path = the visited
- * samples with bed = traced height - channel_depth, floored at the joined surface - water_depth,
- * or at sea level - water_depth, never ascending) that the caller resolves with carve set. With
- * TRN_ROUTE_NOT_PLACED, *body is zeroed and report->message says why. params NULL = defaults;
- * invalid params or a source outside the grid are TRN_ERR_VALIDATION (the source snaps to the
- * nearest sample, ties to the smaller index); existing water on another grid is
- * TRN_ERR_MISMATCH. */
+ * triangle edge (and where no such edge leads on, the drainage's nonascending diagonal across
+ * the cell's split), to an end in trn_route_end. existing (may be NULL) is water on the same
+ * grid. On success with a placed route, *body is a follow-bed river (id node_id, path = the
+ * visited samples with bed = traced height - channel_depth, floored at the joined surface -
+ * water_depth, or at sea level - water_depth, never ascending; with head_length > 0 the depth
+ * ramps up from the source and the path starts where it reaches water_depth) that the caller
+ * resolves with carve set. With TRN_ROUTE_NOT_PLACED, *body is zeroed and report->message says
+ * why. params NULL = defaults; invalid params or a source outside the grid are
+ * TRN_ERR_VALIDATION (the source snaps to the nearest sample, ties to the smaller index);
+ * existing water on another grid is TRN_ERR_MISMATCH. */
 trn_status trn_river_route(const trn_drainage *drainage, const float *source_heights,
                            const trn_water *existing, const char *node_id,
                            const trn_river_route_params *params, trn_water_body *body,

@@ -37,6 +37,7 @@ void trn_river_route_params_default(trn_river_route_params *params)
     params->channel_depth = 2.0;
     params->water_depth = 1.0;
     params->flow_speed = 0.0;
+    params->head_length = 0.0;
 }
 
 /* The terrain-triangle edges from a sample, as D8 codes (E, SE, S, W, NW, N): the 4 axis
@@ -68,6 +69,10 @@ static trn_status check_params(const trn_river_route_params *p, trn_error *err)
         return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
                              "river route: flow_speed: expected a finite number >= 0, found %g",
                              p->flow_speed);
+    if (!isfinite(p->head_length) || p->head_length < 0.0)
+        return trn_error_set(err, TRN_ERR_VALIDATION, NULL, -1,
+                             "river route: head_length: expected a finite number >= 0, found %g",
+                             p->head_length);
     return TRN_OK;
 }
 
@@ -217,6 +222,15 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
                 }
             }
         }
+        if (next < 0 && flow < 8u && !is_edge_code(flow)) {
+            /* No triangle edge leads on, but the drainage does, down the diagonal against the
+             * cell's split: the last way out before a dead end (a pit in a flat valley floor at
+             * fine cells). The ground between may rise by what the cell's other diagonal
+             * crosses; the carve cuts through it. */
+            const size_t m = (size_t)((int64_t)j + TRN_D8_DJ[flow]) * nx +
+                             (size_t)((int64_t)i + TRN_D8_DI[flow]);
+            if (!visited[m] && source_heights[m] <= h) next = (int)m;
+        }
         if (next < 0) {
             /* A pit the fill raised has no outlet here; anything else is a blocked surface. */
             end = drainage->filled[k] > h ? TRN_ROUTE_CLOSED_BASIN : TRN_ROUTE_BLOCKED;
@@ -241,13 +255,51 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
         return not_placed(body, report);
     }
 
-    double *points = malloc(n * 3u * sizeof *points);
-    if (!points) {
+    /* The channel head: the depth grows linearly with the distance travelled from the source
+     * (nothing there, channel_depth from head_length on). The river begins at the first sample
+     * where it reaches water_depth: before that its water would stand above the ground. Ground
+     * that never rises under a depth that never shrinks keeps the bed from ascending. */
+    double *depth = malloc(n * sizeof *depth);
+    if (!depth) {
         free(trace);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "river route: out of memory for %zu path points", n);
     }
-    /* The bed: channel_depth below the ground (which never rises along the route, so neither
+    double travelled = 0.0;
+    for (size_t p = 0; p < n; p++) {
+        if (p > 0) {
+            const size_t a = trace[p - 1], b = trace[p];
+            const double ddx = ((double)(b % nx) - (double)(a % nx)) * dx;
+            const double ddz = ((double)(b / nx) - (double)(a / nx)) * dz;
+            travelled += sqrt(ddx * ddx + ddz * ddz);
+        }
+        depth[p] = travelled >= params->head_length
+                       ? params->channel_depth
+                       : params->channel_depth * (travelled / params->head_length);
+    }
+    size_t first = 0;
+    while (first < n && depth[first] < params->water_depth)
+        first++;
+    if (n - first < 2) {
+        free(depth);
+        free(trace);
+        snprintf(report->message, sizeof report->message,
+                 "the route from (%g, %g) ends (%s) %.6g along it, before its channel head "
+                 "(head_length %g) is %g deep; no river added",
+                 source_x, source_z, trn_route_end_name(end), travelled, params->head_length,
+                 params->water_depth);
+        report->joined[0] = '\0';
+        return not_placed(body, report);
+    }
+    const size_t count = n - first;
+    double *points = malloc(count * 3u * sizeof *points);
+    if (!points) {
+        free(depth);
+        free(trace);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "river route: out of memory for %zu path points", count);
+    }
+    /* The bed: the depth below the ground (which never rises along the route, so neither
      * does the bed) and no lower than water_depth under the receiving surface, so the river
      * meets it without falling. */
     double floor_level = -INFINITY;
@@ -259,18 +311,19 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
     } else if (end == TRN_ROUTE_SEA_LEVEL) {
         floor_level = sea - params->water_depth;
     }
-    for (size_t p = 0; p < n; p++) {
-        const size_t s = trace[p];
-        const double bed = (double)source_heights[s] - params->channel_depth;
-        points[p * 3u + 0u] = (double)(s % nx) * sx / cx;
-        points[p * 3u + 1u] = bed > floor_level ? bed : floor_level;
-        points[p * 3u + 2u] = (double)(s / nx) * sz / cz;
+    for (size_t p = first; p < n; p++) {
+        const size_t s = trace[p], q = p - first;
+        const double bed = (double)source_heights[s] - depth[p];
+        points[q * 3u + 0u] = (double)(s % nx) * sx / cx;
+        points[q * 3u + 1u] = bed > floor_level ? bed : floor_level;
+        points[q * 3u + 2u] = (double)(s / nx) * sz / cz;
     }
+    free(depth);
     free(trace);
 
     trn_water_body_init(body, TRN_WATER_RIVER, node_id);
     body->control = points;
-    body->control_count = (uint32_t)n;
+    body->control_count = (uint32_t)count;
     body->interpolation = TRN_RIVER_LINEAR;
     body->surface_mode = TRN_RIVER_SURFACE_FOLLOW_BED;
     body->river_depth = params->water_depth;

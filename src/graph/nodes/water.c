@@ -118,6 +118,9 @@ static const trn_param_spec p_route[] = {
     POS("channel_depth", 2, 0, TRN_BIG, "metres the bed lies below the traced ground"),
     POS("water_depth", 1, 0, TRN_BIG, "metres of water above the bed (at most channel_depth)"),
     NUM("flow_speed", 0, 0, TRN_BIG, "metres per second of current along the route"),
+    NUM("head_length", 0, 0, TRN_BIG,
+        "world units along the route over which the channel deepens from nothing at the source "
+        "to channel_depth; the river starts where it is water_depth deep"),
 };
 
 /* ---- a Water Body's parameters as a body ---- */
@@ -779,6 +782,7 @@ static const trn_param_field route_fields[] = {
     ROW("channel_depth", channel_depth),
     ROW("water_depth", water_depth),
     ROW("flow_speed", flow_speed),
+    ROW("head_length", head_length),
 };
 #undef ROW
 
