@@ -706,6 +706,34 @@ static void test_droplet_cell_world_size(void)
     trn_field_dispose(&fine);
 }
 
+/* On a grid scanned by rows on the threads, a height that is not finite is found whichever
+ * thread's rows hold it, and the first one (in sample order) is named, on the field's own grid
+ * and with a droplet grid. */
+static void test_not_finite_on_threads(void)
+{
+    trn_field f;
+    make_terrain(&f, 300); /* 301^2 samples: scanned on the threads */
+    trn_erosion_params p;
+    trn_erosion_params_default(&p, TRN_EROSION_FINAL);
+    p.droplets = 100;
+    p.threads = 3;
+    f.heights[295 * 301 + 3] = INFINITY;
+    f.heights[290 * 301 + 17] = NAN;
+    trn_erosion_result r;
+    memset(&r, 0, sizeof r);
+    trn_error err;
+    CHECK_STATUS(trn_erosion_run(&f, &p, 1, &r, NULL, NULL, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "sample 87307 (x 17, z 290) is not a finite height");
+    p.droplet_cell = 4.0;
+    CHECK_STATUS(trn_erosion_run(&f, &p, 1, &r, NULL, NULL, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "sample 87307 (x 17, z 290) is not a finite height");
+    f.heights[290 * 301 + 17] = 1.0f;
+    p.droplet_cell = 0.0;
+    CHECK_STATUS(trn_erosion_run(&f, &p, 1, &r, NULL, NULL, &err), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "sample 88798 (x 3, z 295) is not a finite height");
+    trn_field_dispose(&f);
+}
+
 int main(void)
 {
     RUN(test_rows_equal_whole);
@@ -719,6 +747,7 @@ int main(void)
     RUN(test_thermal_one_pass);
     RUN(test_preview_differs);
     RUN(test_cancel_and_errors);
+    RUN(test_not_finite_on_threads);
     RUN(test_param_limits);
     RUN(test_droplet_cell_world_size);
     return trn_test_finish();

@@ -5,6 +5,10 @@
 #include <xxhash.h>
 #include <zstd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "core/checked.h"
 #include "runtime/payload_format.h"
 #include "terrane/cook.h"
@@ -17,6 +21,9 @@ typedef struct cook_section {
     trn_pbuf raw;
     uint8_t *packed;
     size_t packed_size;
+    const void *view; /* when set, the raw bytes (raw.size of them) are these, not raw.data's */
+    size_t code;      /* pack_one's: 0, 1 (out of memory) or a zstd error code */
+    uint64_t raw_hash, packed_hash;
 } cook_section;
 
 static trn_status bad(trn_error *err, const char *what)
@@ -393,19 +400,38 @@ static void sections_free(cook_section *secs, size_t count)
     }
 }
 
-/* One section into secs[k].packed with cctx: 0, or the zstd error code, or 1 when out of
- * memory. */
-static size_t compress_one(ZSTD_CCtx *cctx, cook_section *sec)
+/* One section into sec->packed with cctx, and the hash of its packed bytes; the outcome in
+ * sec->code: 0, the zstd error code, or 1 when out of memory. */
+static void pack_one(ZSTD_CCtx *cctx, cook_section *sec)
 {
+    if (!cctx) {
+        sec->code = 1;
+        return;
+    }
+    const void *raw = sec->view ? sec->view : sec->raw.data ? sec->raw.data : (const void *)"";
     const size_t bound = ZSTD_compressBound(sec->raw.size);
     sec->packed = malloc(bound ? bound : 1u);
-    if (!sec->packed) return 1;
+    if (!sec->packed) {
+        sec->code = 1;
+        return;
+    }
     ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
-    const size_t got = ZSTD_compress2(cctx, sec->packed, bound,
-                                      sec->raw.data ? sec->raw.data : (void *)"", sec->raw.size);
-    if (ZSTD_isError(got)) return got;
+    const size_t got = ZSTD_compress2(cctx, sec->packed, bound, raw, sec->raw.size);
+    if (ZSTD_isError(got)) {
+        sec->code = got;
+        return;
+    }
     sec->packed_size = got;
-    return 0;
+    sec->packed_hash = XXH64(sec->packed, got, 0);
+    sec->code = 0;
+}
+
+/* The hash of a section's raw bytes: a task of its own, beside the compression that reads the
+ * same bytes (for the heights, the two together are most of the encoding's time). */
+static void hash_raw(cook_section *sec)
+{
+    const void *raw = sec->view ? sec->view : sec->raw.data ? sec->raw.data : (const void *)"";
+    sec->raw_hash = XXH64(raw, sec->raw.size, 0);
 }
 
 static ZSTD_CCtx *cook_cctx(void)
@@ -419,41 +445,33 @@ static ZSTD_CCtx *cook_cctx(void)
     return cctx;
 }
 
-/* The sections side by side on the threads, each compressed alone by one thread's context, so
- * the bytes do not depend on the thread count or on which thread takes which section. */
-static trn_status compress_all(cook_section *secs, size_t count, trn_error *err)
+/* The compression context of the thread running this (made on its first use): each section
+ * is compressed alone by one context, so the bytes do not depend on the thread count or on
+ * which thread takes which section. ctx holds one slot a thread. */
+static ZSTD_CCtx *thread_cctx(ZSTD_CCtx **ctx)
 {
-    size_t code[16] = {0}; /* count <= 12 sections */
-    int no_ctx = 0;
-    const long long n = (long long)count;
 #ifdef _OPENMP
-#pragma omp parallel if (count > 1)
+    const int t = omp_get_thread_num();
+#else
+    const int t = 0;
 #endif
-    {
-        ZSTD_CCtx *cctx = cook_cctx();
-        if (!cctx) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-            no_ctx = 1;
-        }
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
-#endif
-        for (long long k = 0; k < n; k++)
-            code[k] = cctx ? compress_one(cctx, &secs[k]) : 1u;
-        ZSTD_freeCCtx(cctx);
+    if (!ctx[t]) ctx[t] = cook_cctx();
+    return ctx[t];
+}
+
+/* The heights section: little-endian floats; on a little-endian host the field's own bytes,
+ * read where they are (no copy). */
+static void put_heights(cook_section *sec, const float *h, size_t n)
+{
+    if (trn_host_little_endian()) {
+        sec->view = h;
+        sec->raw.size = n * sizeof(float);
+        return;
     }
-    if (no_ctx) return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for zstd");
-    for (size_t k = 0; k < count; k++) {
-        if (code[k] == 1)
-            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
-                                 "out of memory compressing section '%.4s'", secs[k].id);
-        if (code[k])
-            return trn_error_set(err, TRN_ERR_IO, NULL, -1, "zstd failed on section '%.4s': %s",
-                                 secs[k].id, ZSTD_getErrorName(code[k]));
-    }
-    return TRN_OK;
+    if (!trn_pbuf_room(&sec->raw, n * sizeof(float))) return;
+    sec->raw.size = 0;
+    for (size_t k = 0; k < n; k++)
+        trn_pbuf_f32(&sec->raw, h[k]);
 }
 
 trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *size, trn_error *err)
@@ -473,42 +491,112 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
     cook_section secs[13]; /* 12 at most */
     memset(secs, 0, sizeof secs);
     size_t count = 0;
-#define ADD(tag, req) add_section(secs, &count, tag, req)
-    trn_pbuf *w = ADD(TRN_SEC_HEIGHTS, true);
-    for (size_t k = 0; k < n; k++)
-        trn_pbuf_f32(w, g->field.heights[k]);
-    put_biomes(ADD(TRN_SEC_BIOMES, true), g, in->recipe, n);
-    put_biome_materials(ADD(TRN_SEC_BIOME_MATERIALS, false), g, in->recipe);
-    if (ledger_count(g)) put_ledgers(ADD(TRN_SEC_LEDGERS, false), g);
-    if (g->exclusion) trn_pbuf_bytes(ADD(TRN_SEC_EXCLUSION, false), g->exclusion, n);
-    if (g->has_water) {
-        w = ADD(TRN_SEC_WATER, false);
-        st = trn_water_encode(&g->water, &w->data, &w->size, err);
-        w->capacity = w->size;
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+#else
+    const int threads = 1;
+#endif
+    ZSTD_CCtx **ctx = calloc((size_t)threads, sizeof *ctx);
+    if (!ctx) {
+        free(recipe_json);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory for zstd");
     }
-    if (!st && in->palette) put_scatter(ADD(TRN_SEC_SCATTER, false), in->palette, in->instances);
-    if (!st && in->roles) put_roles(ADD(TRN_SEC_ROLES, false), in->roles, n, in->material_set);
-    if (!st && in->roles && in->material_set && in->material_set->mapping.present)
-        put_mapping(ADD(TRN_SEC_MAPPING, false), &in->material_set->mapping);
-    if (!st && in->material_set && in->materials && in->material_count)
-        put_material_docs(ADD(TRN_SEC_MATERIAL_DOCS, false), in->materials, in->material_count);
-    if (!st) trn_pbuf_bytes(ADD(TRN_SEC_RECIPE, true), recipe_json, recipe_size);
-    if (!st) put_manifest(ADD(TRN_SEC_MANIFEST, false), secs, count - 1u, in->terrain_id);
+    /* One thread builds the sections in order and hands each to the threads to compress and
+     * hash as soon as it is built: the heights, the largest by far, are compressed while the
+     * others are built. */
+#define ADD(tag, req) add_section(secs, &count, tag, req)
+#ifdef _OPENMP
+#define PACK_LAST()                                                                                \
+    do {                                                                                           \
+        cook_section *sec_ = &secs[count - 1u];                                                    \
+        _Pragma("omp task firstprivate(sec_)") pack_one(thread_cctx(ctx), sec_);                   \
+        _Pragma("omp task firstprivate(sec_)") hash_raw(sec_);                                     \
+    } while (0)
+#else
+#define PACK_LAST() (pack_one(thread_cctx(ctx), &secs[count - 1u]), hash_raw(&secs[count - 1u]))
+#endif
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads) if (threads > 1)
+#pragma omp single
+#endif
+    {
+        ADD(TRN_SEC_HEIGHTS, true);
+        put_heights(&secs[count - 1u], g->field.heights, n);
+        PACK_LAST();
+        put_biomes(ADD(TRN_SEC_BIOMES, true), g, in->recipe, n);
+        PACK_LAST();
+        put_biome_materials(ADD(TRN_SEC_BIOME_MATERIALS, false), g, in->recipe);
+        PACK_LAST();
+        if (ledger_count(g)) {
+            put_ledgers(ADD(TRN_SEC_LEDGERS, false), g);
+            PACK_LAST();
+        }
+        if (g->exclusion) {
+            trn_pbuf_bytes(ADD(TRN_SEC_EXCLUSION, false), g->exclusion, n);
+            PACK_LAST();
+        }
+        if (g->has_water) {
+            trn_pbuf *w = ADD(TRN_SEC_WATER, false);
+            st = trn_water_encode(&g->water, &w->data, &w->size, err);
+            w->capacity = w->size;
+            if (!st) PACK_LAST();
+        }
+        if (!st && in->palette) {
+            put_scatter(ADD(TRN_SEC_SCATTER, false), in->palette, in->instances);
+            PACK_LAST();
+        }
+        if (!st && in->roles) {
+            put_roles(ADD(TRN_SEC_ROLES, false), in->roles, n, in->material_set);
+            PACK_LAST();
+        }
+        if (!st && in->roles && in->material_set && in->material_set->mapping.present) {
+            put_mapping(ADD(TRN_SEC_MAPPING, false), &in->material_set->mapping);
+            PACK_LAST();
+        }
+        if (!st && in->material_set && in->materials && in->material_count) {
+            put_material_docs(ADD(TRN_SEC_MATERIAL_DOCS, false), in->materials,
+                              in->material_count);
+            PACK_LAST();
+        }
+        if (!st) {
+            trn_pbuf_bytes(ADD(TRN_SEC_RECIPE, true), recipe_json, recipe_size);
+            PACK_LAST();
+        }
+        if (!st) {
+            put_manifest(ADD(TRN_SEC_MANIFEST, false), secs, count - 1u, in->terrain_id);
+            PACK_LAST();
+        }
+    } /* every task has run here (the single's barrier) */
+#undef PACK_LAST
 #undef ADD
+    for (int t = 0; t < threads; t++)
+        ZSTD_freeCCtx(ctx[t]);
+    free(ctx);
     free(recipe_json);
     for (size_t k = 0; k < count && !st; k++)
         if (secs[k].raw.failed)
             st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                "out of memory building section '%.4s'", secs[k].id);
-    if (!st) st = compress_all(secs, count, err);
+    for (size_t k = 0; k < count && !st; k++) {
+        if (secs[k].code == 1)
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                               "out of memory compressing section '%.4s'", secs[k].id);
+        else if (secs[k].code)
+            st = trn_error_set(err, TRN_ERR_IO, NULL, -1, "zstd failed on section '%.4s': %s",
+                               secs[k].id, ZSTD_getErrorName(secs[k].code));
+    }
 
     trn_pbuf out = {NULL, 0, 0, false};
     if (!st) {
         const char *generator = "terrane " TRN_VERSION_STRING;
-        trn_pbuf_bytes(&out, trn_payload_magic, 8);
-        trn_pbuf_u32(&out, TRN_PAYLOAD_FORMAT_VERSION);
         const size_t header_size = TRN_PAYLOAD_FIXED_HEADER + strlen(generator) +
                                    strlen(in->terrain_id) + TRN_PAYLOAD_ENTRY_SIZE * count + 8u;
+        size_t total = header_size; /* the payload's size: one allocation, no regrowth */
+        for (size_t k = 0; k < count; k++)
+            if (!trn_add_size(total, secs[k].packed_size, &total)) out.failed = true;
+        if (trn_pbuf_room(&out, total)) out.size = 0;
+        trn_pbuf_bytes(&out, trn_payload_magic, 8);
+        trn_pbuf_u32(&out, TRN_PAYLOAD_FORMAT_VERSION);
         trn_pbuf_u32(&out, (uint32_t)header_size);
         trn_pbuf_u32(&out, TRN_GENERATOR_VERSION);
         trn_pbuf_u32(&out, (uint32_t)count);
@@ -533,9 +621,8 @@ trn_status trn_cook_encode(const trn_cook_input *in, uint8_t **data, size_t *siz
             trn_pbuf_u64(&out, offset);
             trn_pbuf_u64(&out, secs[k].packed_size);
             trn_pbuf_u64(&out, secs[k].raw.size);
-            trn_pbuf_u64(
-                &out, XXH64(secs[k].raw.data ? secs[k].raw.data : (void *)"", secs[k].raw.size, 0));
-            trn_pbuf_u64(&out, XXH64(secs[k].packed, secs[k].packed_size, 0));
+            trn_pbuf_u64(&out, secs[k].raw_hash);
+            trn_pbuf_u64(&out, secs[k].packed_hash);
             offset += secs[k].packed_size;
         }
         if (!out.failed) trn_pbuf_u64(&out, XXH64(out.data, out.size, 0));

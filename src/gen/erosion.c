@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "core/progress.h"
 #include "gen/erosion_internal.h"
 #include "terrane/erosion.h"
@@ -319,6 +320,8 @@ static void run_tile_row(const walk_ctx *c, const drop_plan *g, size_t tz, uint3
 
 /* ---- thermal relaxation: gather from a read-only copy, so rows are independent ---- */
 
+#define THERMAL_CHUNK 16 /* rows a thread takes at a time on the whole grid */
+
 typedef struct thermal_ctx {
     float k, tx, tz, td; /* transfer factor and height allowed across x, z and diagonal steps */
 } thermal_ctx;
@@ -521,12 +524,49 @@ static trn_status finish_change(const trn_field *field, trn_erosion_result *r, i
     return TRN_OK;
 }
 
-/* The droplets (or transport steps) and the thermal pass on the field's own grid. */
-/* Every height finite, and the grid's sample count representable. */
-static trn_status check_heights(const trn_field *field, trn_error *err)
+/* The field's heights copied into dst (when not NULL), their lowest and highest, and whether
+ * every one is finite: one pass by rows, on the threads from ERO_ROWS_PARALLEL_MIN samples.
+ * dst is fresh from malloc: its pages are first written, and faulted in, by the threads side
+ * by side rather than by one. The lowest and highest of finite heights are the same whatever
+ * the order (only hi - lo is used: a zero's sign never matters); with a height that is not
+ * finite they are not used. */
+static bool scan_heights(const trn_field *field, float *dst, int threads, float *lo_out,
+                         float *hi_out)
+{
+    const size_t nx = (size_t)field->cells_x + 1u, n = trn_field_sample_count(field);
+    const long long nz = (long long)field->cells_z + 1;
+    const float *src = field->heights;
+    const bool par = n >= ERO_ROWS_PARALLEL_MIN && threads > 1;
+    (void)par; /* read by the pragma only */
+    float lo = INFINITY, hi = -INFINITY;
+    int bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads) if (par)                          \
+    reduction(min : lo) reduction(max : hi) reduction(| : bad)
+#endif
+    for (long long z = 0; z < nz; z++) {
+        const float *s = src + (size_t)z * nx;
+        if (dst) memcpy(dst + (size_t)z * nx, s, nx * sizeof(float));
+        for (size_t x = 0; x < nx; x++) {
+            const float h = s[x];
+            bad |= !isfinite(h);
+            lo = h < lo ? h : lo;
+            hi = h > hi ? h : hi;
+        }
+    }
+    if (lo > hi) lo = hi = 0.0f;
+    if (lo_out) *lo_out = lo;
+    if (hi_out) *hi_out = hi;
+    return !bad;
+}
+
+/* Every height finite (on the threads; the first that is not named from one thread), and the
+ * grid's sample count representable. */
+static trn_status check_heights(const trn_field *field, int threads, trn_error *err)
 {
     const size_t nx = (size_t)field->cells_x + 1, n = trn_field_sample_count(field);
     if (!n) return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "erosion: grid too large");
+    if (scan_heights(field, NULL, threads, NULL, NULL)) return TRN_OK;
     for (size_t i = 0; i < n; i++)
         if (!isfinite(field->heights[i]))
             return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -535,6 +575,30 @@ static trn_status check_heights(const trn_field *field, trn_error *err)
     return TRN_OK;
 }
 
+/* A grid of the field's size whose every sample the caller writes: malloc, not calloc, so
+ * no pass zeroes it first and its pages are faulted in by the threads that write them. */
+static float *grid_floats(const trn_field *field)
+{
+    size_t bytes;
+    if (!trn_mul_size(trn_field_sample_count(field), sizeof(float), &bytes)) return NULL;
+    return malloc(bytes ? bytes : 1u);
+}
+
+/* A tile of a phase and the steps its droplets walked in its last round. */
+typedef struct tile_cost {
+    uint64_t steps;
+    size_t tile;
+} tile_cost;
+
+/* Most steps first, ties in tile order (qsort is not stable; the order must not depend on it). */
+static int longest_first(const void *a, const void *b)
+{
+    const tile_cost *x = a, *y = b;
+    if (x->steps != y->steps) return x->steps > y->steps ? -1 : 1;
+    return (x->tile > y->tile) - (x->tile < y->tile);
+}
+
+/* The droplets (or transport steps) and the thermal pass on the field's own grid. */
 static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_params *params,
                                   uint64_t world_seed, trn_erosion_result *out,
                                   const trn_progress *progress_slice, trn_error *err)
@@ -542,7 +606,7 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
     trn_status st;
     const size_t nx = (size_t)field->cells_x + 1, nz = (size_t)field->cells_z + 1;
     const size_t n = trn_field_sample_count(field);
-    if ((st = check_heights(field, err))) return st;
+    if (!n) return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1, "erosion: grid too large");
     uint64_t droplets = 0;
     if ((st = droplets_of(params, n, &droplets, err))) return st;
     const bool transport = params->mode == TRN_EROSION_TRANSPORT;
@@ -553,51 +617,75 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
     memset(&r, 0, sizeof r);
     brush *b = NULL;
     tile_acc *acc = NULL;
+    tile_cost *order = NULL;
+    uint64_t *walked = NULL, *last = NULL; /* each tile's steps so far and in its last round */
     float *scratch = NULL;
 
-    st =
-        trn_field_init(&r.field, field->cells_x, field->cells_z, field->size_x, field->size_z, err);
-    if (st == TRN_OK) st = trn_mask_init(&r.deposition, field->cells_x, field->cells_z, err);
-    if (st == TRN_OK) st = trn_mask_init(&r.erosion, field->cells_x, field->cells_z, err);
-    if (st != TRN_OK) goto done;
-    memcpy(r.field.heights, field->heights, n * sizeof(float));
+    /* The result's grids are written in full by the passes below (the heights by the first,
+     * the masks by finish_change). */
+    const int threads = threads_of(params);
+    r.field = (trn_field){field->cells_x, field->cells_z, field->size_x, field->size_z,
+                          grid_floats(field), 0.0, 0.0};
+    r.deposition = (trn_mask){field->cells_x, field->cells_z, grid_floats(field)};
+    r.erosion = (trn_mask){field->cells_x, field->cells_z, grid_floats(field)};
+    if (!r.field.heights || !r.deposition.values || !r.erosion.values) {
+        st = oom(err);
+        goto done;
+    }
+    float lo = 0.0f, hi = 0.0f;
+    if (!scan_heights(field, r.field.heights, threads, &lo, &hi)) {
+        st = check_heights(field, 1, err);
+        goto done;
+    }
 
     drop_plan g;
     plan_make(&g, nx, nz, params, droplets, world_seed);
     const size_t tiles = g.tiles_x * g.tiles_z;
     b = malloc(sizeof *b);
     acc = calloc(tiles, sizeof(tile_acc));
-    if (!b || !acc) {
+    order = malloc(tiles * sizeof *order);
+    walked = calloc(tiles, sizeof *walked);
+    last = calloc(tiles, sizeof *last);
+    if (!b || !acc || !order || !walked || !last) {
         st = oom(err);
         goto done;
     }
     make_brush(b, params->radius);
-    float lo = 0.0f, hi = 0.0f;
-    trn_field_range(field, &lo, &hi);
     walk_ctx c = walk_of(params, lo, hi, b);
     c.h = r.field.heights;
     c.row0 = 0;
     c.nx = nx;
     c.nz = nz;
-    const int threads = threads_of(params);
     if (trn_progress_report(&pr, 0.0, "erosion")) {
         st = cancelled(err, "erosion");
         goto done;
     }
     /* Round by round, phase by phase: every tile of a phase at once. Any order that keeps each
      * pair of neighbouring tiles' rounds and phases in this order gives the same bytes (the
-     * row-band run's does). */
+     * row-band run's does). Within a phase the threads take the tiles longest first, by the
+     * steps each walked in its last round (in tile order in the first): a phase ends when its
+     * last tile does, and a long tile taken last would leave the other threads waiting. */
     for (uint32_t round = 0; round < g.rounds; round++)
         for (int phase = 0; phase < 4; phase++) {
             const size_t px = (size_t)(phase & 1), pz = (size_t)(phase >> 1);
             const size_t cols = (g.tiles_x - px + 1) / 2, rows = (g.tiles_z - pz + 1) / 2;
             const long long np = (long long)(cols * rows);
+            for (size_t k = 0; k < (size_t)np; k++) {
+                const size_t t = (pz + 2 * (k / cols)) * g.tiles_x + px + 2 * (k % cols);
+                order[k] = (tile_cost){last[t], t};
+            }
+            qsort(order, (size_t)np, sizeof *order, longest_first);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 #endif
             for (long long k = 0; k < np; k++) {
-                const size_t tx = px + 2 * ((size_t)k % cols), tz = pz + 2 * ((size_t)k / cols);
-                run_tile_round(&c, &g, tx, tz, round, &acc[tz * g.tiles_x + tx]);
+                const size_t t = order[k].tile;
+                run_tile_round(&c, &g, t % g.tiles_x, t / g.tiles_x, round, &acc[t]);
+            }
+            for (size_t k = 0; k < (size_t)np; k++) {
+                const size_t t = order[k].tile;
+                last[t] = acc[t].steps - walked[t];
+                walked[t] = acc[t].steps;
             }
             if (trn_progress_report(&pr,
                                     hydro_share * (double)(4u * round + (unsigned)phase + 1u) /
@@ -625,8 +713,10 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
         float *src = r.field.heights, *dst = scratch;
         for (uint32_t k = 0; k < params->thermal_iterations; k++) {
             const long long nzl = (long long)nz;
+            /* Rows in chunks taken as threads come free: where the machine's other work holds
+             * one thread back, the others take its rows instead of waiting for it. */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, THERMAL_CHUNK) num_threads(threads)
 #endif
             for (long long z = 0; z < nzl; z++)
                 thermal_row(src, dst, nx, 0, nz, (size_t)z, &tc);
@@ -653,6 +743,9 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
 done:
     free(b);
     free(acc);
+    free(order);
+    free(walked);
+    free(last);
     free(scratch);
     if (st != TRN_OK) {
         trn_erosion_result_dispose(&r);
@@ -688,7 +781,7 @@ trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *par
     if (!trn_erosion_droplet_grid(params, field->cells_x, field->cells_z, field->size_x,
                                   field->size_z, &cx, &cz))
         return erosion_on_grid(field, params, world_seed, out, &pr, err);
-    trn_status hst = check_heights(field, err);
+    trn_status hst = check_heights(field, threads_of(params), err);
     if (hst) return hst;
     const size_t n = trn_field_sample_count(field);
     /* Droplets on a grid of droplet_cell: the field area-averaged onto it (and the rate
@@ -725,7 +818,12 @@ trn_status trn_erosion_run(const trn_field *field, const trn_erosion_params *par
                                        &back, err);
     }
     if (!st) {
-        for (size_t i = 0; i < n; i++)
+        const long long nn = (long long)n;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads_of(params)) \
+    if (n >= ERO_ROWS_PARALLEL_MIN)
+#endif
+        for (long long i = 0; i < nn; i++)
             back.heights[i] += field->heights[i];
         tp.iterations = 0; /* thermal relaxation only */
         tp.droplet_cell = 0.0;
