@@ -331,10 +331,12 @@ static double coarse_cubic(const float *g, uint32_t cx, uint32_t cz, double fx, 
 
 /* What a level's upsampling reads that does not depend on the run beneath it: the input's
  * detail, input - smooth_before at each fine sample, from the input through the warp and the
- * spline of the coarse grid before the run. The innermost run of a cascade is often too small
- * for threads (trn_sp_one_thread), so its idle threads make these rows for every level while
- * it runs; each level then reads the rows made and makes the rest as before, with the same
- * operations in the same order, so the bytes are the same whoever made a row. */
+ * spline of the coarse grid before the run; and the uplift and erodibility factors on the
+ * level's grid, interpolated from the innermost run's (inputs) level by level. The innermost
+ * run of a cascade is often too small for threads (trn_sp_one_thread), so its idle threads
+ * make these for every level while it runs; each level then reads what was made and makes the
+ * rest as before, with the same operations in the same order, so the bytes are the same
+ * whoever made a value. */
 typedef struct evolve_prep {
     const float *heights; /* the level's input */
     uint32_t cells_x, cells_z, cx, cz;
@@ -345,6 +347,8 @@ typedef struct evolve_prep {
     const double *cb;         /* spline coefficients of the coarse grid before the run */
     double *detail;           /* nx * nz when the rows were made ahead, else NULL */
     size_t rows;              /* rows of detail made */
+    bool want_masks;          /* the level interpolates the factors */
+    float *fm, *fk;           /* the factors on this level's grid, when all were made ahead */
     struct evolve_prep *outer; /* the enclosing level's, NULL at the top */
 } evolve_prep;
 
@@ -372,6 +376,46 @@ static void prep_row(evolve_prep *p, size_t j)
         warp_apply(p->warp, p->wt, i, j, &fx, &fz);
         p->detail[j * p->nx + i] = level_detail(p, i, j, ux, uz, fx, fz);
     }
+}
+
+/* The factors on p's grid from those on its coarse grid (um, km; either may be NULL), as the
+ * level's loop makes them, into p->fm and p->fk; stops early when *stop is set. False when
+ * not all were made (stopped, or out of memory): p->fm and p->fk are then NULL. */
+static bool prep_masks(evolve_prep *p, const float *um, const float *km, const int *stop)
+{
+    const size_t cn = ((size_t)p->cx + 1u) * ((size_t)p->cz + 1u), n = p->nx * p->nz;
+    double *cm = um ? malloc(cn * sizeof *cm) : NULL, *ck = km ? malloc(cn * sizeof *ck) : NULL;
+    p->fm = um ? malloc(n * sizeof *p->fm) : NULL;
+    p->fk = km ? malloc(n * sizeof *p->fk) : NULL;
+    bool ok = (!um || (cm && p->fm)) && (!km || (ck && p->fk));
+    if (ok && cm) bspline_coefficients(um, (size_t)p->cx + 1u, (size_t)p->cz + 1u, false, cm);
+    if (ok && ck) bspline_coefficients(km, (size_t)p->cx + 1u, (size_t)p->cz + 1u, false, ck);
+    for (size_t j = 0; j < p->nz && ok; j++) {
+        int done;
+#pragma omp atomic read
+        done = *stop;
+        if (done) ok = false;
+        for (size_t i = 0; i < p->nx && ok; i++) {
+            double fx = (double)i * p->sx, fz = (double)j * p->sz;
+            warp_apply(p->warp, p->wt, i, j, &fx, &fz);
+            if (cm) {
+                const double mask = bspline_at(cm, p->cx, p->cz, fx, fz, NULL, NULL);
+                p->fm[j * p->nx + i] = (float)(mask > 0 ? mask : 0);
+            }
+            if (ck) {
+                const double kf = bspline_at(ck, p->cx, p->cz, fx, fz, NULL, NULL);
+                p->fk[j * p->nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
+            }
+        }
+    }
+    free(cm);
+    free(ck);
+    if (!ok) {
+        free(p->fm);
+        free(p->fk);
+        p->fm = p->fk = NULL;
+    }
+    return ok;
 }
 
 /* The innermost coarse run. Where it runs on one thread and others are free, they make the
@@ -421,6 +465,15 @@ static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params
                         }
                         prep_row(q, r);
                     }
+                    /* Then one thread the factors, level by level from the innermost (each
+                     * level's from the one inside it), while the run lasts. */
+                    const float *um = sp->uplift_mask, *km = sp->erodibility_mask;
+                    if (omp_get_thread_num() == 1 && (um || km))
+                        for (evolve_prep *q = chain; q && q->want_masks; q = q->outer) {
+                            if (!prep_masks(q, um, km, &stop)) break;
+                            um = q->fm;
+                            km = q->fk;
+                        }
                 }
             }
             /* Every row under the counter was taken, and made before its thread left. */
@@ -673,7 +726,8 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
         } else {
             bspline_coefficients(before, cnx, (size_t)cz + 1u, true, cb);
             prep = (evolve_prep){field->heights, field->cells_x, field->cells_z, cx, cz, nx, nz,
-                                 sx, sz, &warp, &wt, cb, NULL, 0, outer};
+                                 sx, sz, &warp, &wt, cb, NULL, 0, want_masks, NULL, NULL,
+                                 outer};
         }
     }
     evolve_prep *chain = spline ? &prep : outer;
@@ -708,12 +762,16 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             double *ce = NULL, *ca = NULL, *cm = NULL, *ck = NULL;
             const bool kmask = want_masks && ekmask;
             const bool umasked = want_masks && umask;
+            /* The factors made ahead, all of them (only the spline path makes them). */
+            const bool masks_ahead = (umasked || kmask) && (prep.fm != NULL) == umasked &&
+                                     (prep.fk != NULL) == kmask;
             if (spline) {
                 ce = malloc(cn * sizeof *ce);
                 ca = malloc(cn * sizeof *ca);
-                cm = umasked ? malloc(cn * sizeof *cm) : NULL;
-                ck = kmask ? malloc(cn * sizeof *ck) : NULL;
-                if (!ce || !ca || (umasked && !cm) || (kmask && !ck)) {
+                cm = umasked && !masks_ahead ? malloc(cn * sizeof *cm) : NULL;
+                ck = kmask && !masks_ahead ? malloc(cn * sizeof *ck) : NULL;
+                if (!ce || !ca || (umasked && !masks_ahead && !cm) ||
+                    (kmask && !masks_ahead && !ck)) {
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                        "landscape evolution: out of memory for the splines");
                 } else {
@@ -728,13 +786,18 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             /* World units per coarse cell, to turn the spline's derivatives into slopes. */
             const double cdx = dx / sx, cdz = dz / sz;
             float *fine_mask = NULL, *fine_kmask = NULL;
-            if (!st && umasked) {
+            if (masks_ahead) {
+                fine_mask = prep.fm;
+                fine_kmask = prep.fk;
+                prep.fm = prep.fk = NULL;
+            }
+            if (!st && umasked && !masks_ahead) {
                 fine_mask = malloc(nx * nz * sizeof *fine_mask);
                 if (!fine_mask)
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                        "landscape evolution: out of memory for the uplift mask");
             }
-            if (!st && kmask) {
+            if (!st && kmask && !masks_ahead) {
                 fine_kmask = malloc(nx * nz * sizeof *fine_kmask);
                 if (!fine_kmask)
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
@@ -756,8 +819,8 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                             gx /= cdx;
                             gz /= cdz;
                             a = bspline_at(ca, cx, cz, fx, fz, NULL, NULL);
-                            if (fine_mask) mask = bspline_at(cm, cx, cz, fx, fz, NULL, NULL);
-                            if (fine_kmask) kf = bspline_at(ck, cx, cz, fx, fz, NULL, NULL);
+                            if (cm) mask = bspline_at(cm, cx, cz, fx, fz, NULL, NULL);
+                            if (ck) kf = bspline_at(ck, cx, cz, fx, fz, NULL, NULL);
                         } else {
                             evolved = coarse_cubic(coarse.heights, cx, cz, fx, fz);
                             detail = (double)field->heights[j * nx + i] -
@@ -788,9 +851,11 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                         if (base_level) h = clamp_at_base(coarse.heights, cx, cz, fx, fz, sea, h);
                         out[j * nx + i] = (float)h;
                         if (full_area && !fine_steps) full_area[j * nx + i] = (float)a;
-                        if (fine_mask) fine_mask[j * nx + i] = (float)(mask > 0 ? mask : 0);
+                        if (fine_mask && !masks_ahead)
+                            fine_mask[j * nx + i] = (float)(mask > 0 ? mask : 0);
                         /* Positive weights of positive values: only rounding could reach 0. */
-                        if (fine_kmask) fine_kmask[j * nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
+                        if (fine_kmask && !masks_ahead)
+                            fine_kmask[j * nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
                     }
             }
             free(prep.detail);
@@ -849,6 +914,8 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
         }
     }
     free(prep.detail); /* when the run failed */
+    free(prep.fm);
+    free(prep.fk);
     free(wt.col);
     free(wt.row);
     free(cb);
