@@ -349,7 +349,8 @@ typedef struct evolve_prep {
     size_t rows;              /* rows of detail made */
     bool want_masks;          /* the level interpolates the factors */
     float *fm, *fk;           /* the factors on this level's grid, when all were made ahead */
-    struct evolve_prep *outer; /* the enclosing level's, NULL at the top */
+    /* The enclosing level's, NULL at the top. */
+    struct evolve_prep *outer;
 } evolve_prep;
 
 /* Fine sample (i, j)'s detail: the input at the warped position (fx, fz; ux, uz unwarped) less
