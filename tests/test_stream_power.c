@@ -1,4 +1,5 @@
 /* Stream-power landscape evolution: analytic steady states, lakes, limits and determinism. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,11 @@
 #include "terrane/generate.h"
 #include "terrane/landscape.h"
 #include "test.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <time.h>
 
 #define WALL 1e6f
 
@@ -688,6 +694,69 @@ static void make_broad_hills(trn_field *f, uint32_t cells)
                         4.0 * sin((i + 2 * j) * 0.31) + 3.0 * sin(i * 0.21 - j * 0.13));
 }
 
+/* Holds the first stream-power run (a cascade's innermost, on one thread) for 50 ms at its
+ * first step, so the other threads surely make the enclosing levels' details while it runs. */
+static int hold_first_run(double done, const char *stage, void *user)
+{
+    int *calls = user;
+    if (strcmp(stage, "stream power") == 0 && done == 0.0 && (*calls)++ == 0) {
+        const struct timespec wait = {0, 50000000L};
+        nanosleep(&wait, NULL);
+    }
+    return 0;
+}
+
+/* A cascade (129^2 from 65^2 from 33^2) with the library's own thread use: the 33^2 run takes
+ * one thread and the others make the two finer levels' details ahead; the bytes are those of
+ * one thread, whatever the count, with the masks (uplift, erodibility) on as in the presets. */
+static void test_evolve_details_ahead(void)
+{
+    const uint32_t cells = 128, c = 4;
+    const size_t cn = (size_t)(cells / c + 1u) * (cells / c + 1u);
+    float *um = malloc(cn * sizeof *um), *km = malloc(cn * sizeof *km);
+    CHECK(um && km);
+    if (!um || !km) return;
+    for (size_t k = 0; k < cn; k++) {
+        um[k] = (float)(0.5 + 0.5 * sin(0.3 * (double)k));
+        km[k] = (float)(1.0 + 0.5 * cos(0.17 * (double)k));
+    }
+    uint64_t h[3] = {0, 0, 0};
+    const int threads[3] = {1, 2, 3};
+    for (int t = 0; t < 3; t++) {
+#ifdef _OPENMP
+        const int saved = omp_get_max_threads();
+        omp_set_num_threads(threads[t]);
+#endif
+        trn_field f;
+        make_broad_hills(&f, cells);
+        trn_evolve_options o;
+        trn_evolve_options_default(&o);
+        o.sp.threads = 0;
+        o.sp.uplift_mask = um;
+        o.sp.erodibility_mask = km;
+        o.sp.diffusion = 0.05;
+        o.sp.dt = 2000.0;
+        o.sp.steps = 10;
+        o.coarsen = c;
+        o.cascade_steps = 2;
+        o.fine_steps = 2;
+        int calls = 0;
+        trn_error e;
+        CHECK_OK(trn_landscape_evolve(&f, &o, NULL, hold_first_run, &calls, &e));
+        h[t] = hash_field(&f);
+        trn_field_dispose(&f);
+#ifdef _OPENMP
+        omp_set_num_threads(saved);
+#endif
+    }
+    if (h[0] != 0x2ab301cf8ee95ed4ull)
+        fprintf(stderr, "details ahead hash %016llx\n", (unsigned long long)h[0]);
+    CHECK(h[0] == h[1] && h[0] == h[2]);
+    CHECK(h[0] == 0x2ab301cf8ee95ed4ull);
+    free(um);
+    free(km);
+}
+
 /* Deposition is refused where the exact solve does not hold: MFD, n other than 1, G < 0. */
 static void test_deposition_errors(void)
 {
@@ -1156,6 +1225,7 @@ int main(void)
     RUN(test_border_outlets);
     RUN(test_erodibility_mask);
     RUN(test_evolve_erodibility_mask);
+    RUN(test_evolve_details_ahead);
     RUN(test_deposition_errors);
     RUN(test_errors_and_cancel);
     RUN(test_graph_node);

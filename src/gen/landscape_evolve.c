@@ -1,13 +1,20 @@
 /* Landscape evolution with amplification: stream power on a coarse grid, upsampled by a warped
  * C2 spline, and the input's finer detail returned along the evolved ridges and valleys. */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
+#define _DEFAULT_SOURCE           /* madvise(MADV_HUGEPAGE) on Linux */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "terrane/landscape.h"
 #include "core/rows.h"
 #include "gen/stream_power_tiled.h"
 #include "terrane/resample.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static trn_status check_param(trn_error *err, const char *name, bool ok, const char *expect,
                               double found)
@@ -325,10 +332,191 @@ static double coarse_cubic(const float *g, uint32_t cx, uint32_t cz, double fx, 
     return v;
 }
 
+/* What a level's upsampling reads that does not depend on the run beneath it: the input's
+ * detail, input - smooth_before at each fine sample, from the input through the warp and the
+ * spline of the coarse grid before the run; and the uplift and erodibility factors on the
+ * level's grid, interpolated from the innermost run's (inputs) level by level. The innermost
+ * run of a cascade is often too small for threads (trn_sp_one_thread), so its idle threads
+ * make these for every level while it runs; each level then reads what was made and makes the
+ * rest as before, with the same operations in the same order, so the bytes are the same
+ * whoever made a value. */
+typedef struct evolve_prep {
+    const float *heights; /* the level's input */
+    uint32_t cells_x, cells_z, cx, cz;
+    size_t nx, nz;
+    double sx, sz;
+    const evolve_warp *warp;
+    const warp_tables *wt;
+    const double *cb;         /* spline coefficients of the coarse grid before the run */
+    double *detail;           /* nx * nz when the rows were made ahead, else NULL */
+    size_t rows;              /* rows of detail made */
+    bool want_masks;          /* the level interpolates the factors */
+    float *fm, *fk;           /* the factors on this level's grid, when all were made ahead */
+    /* The enclosing level's, NULL at the top. */
+    struct evolve_prep *outer;
+} evolve_prep;
+
+/* An array of the rows made ahead: on 2 MiB pages where it spans several (Linux, transparent
+ * huge pages on request), since each fresh 4 KiB page is a fault on its first write, and the
+ * 1025^2 level's arrays alone (detail and factors, 16 MiB) added 3,300 of them, about 5% of a
+ * generate's CPU on a virtual machine. Freed by free(). */
+static void *prep_alloc(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (bytes < huge) return malloc(bytes ? bytes : 1);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+/* Fine sample (i, j)'s detail: the input at the warped position (fx, fz; ux, uz unwarped) less
+ * the smoothed coarse input there. */
+static double level_detail(const evolve_prep *p, size_t i, size_t j, double ux, double uz,
+                           double fx, double fz)
+{
+    double input = (double)p->heights[j * p->nx + i];
+    /* The input through the same warp (Catmull-Rom on the full grid), so the returned detail
+     * stays registered with the evolved valleys: the whole result is warped. Warping the
+     * evolution's change alone against the unwarped detail left pits where the two disagreed
+     * (the Mountain Range at 2049^2: 14% of the area in closed depressions after its erosion
+     * instead of 3.9%). */
+    if (fx != ux || fz != uz)
+        input = coarse_cubic(p->heights, p->cells_x, p->cells_z, fx / p->sx, fz / p->sz);
+    return input - bspline_at(p->cb, p->cx, p->cz, fx, fz, NULL, NULL);
+}
+
+static void prep_row(evolve_prep *p, size_t j)
+{
+    for (size_t i = 0; i < p->nx; i++) {
+        double fx = (double)i * p->sx, fz = (double)j * p->sz;
+        const double ux = fx, uz = fz;
+        warp_apply(p->warp, p->wt, i, j, &fx, &fz);
+        p->detail[j * p->nx + i] = level_detail(p, i, j, ux, uz, fx, fz);
+    }
+}
+
+/* The factors on p's grid from those on its coarse grid (um, km; either may be NULL), as the
+ * level's loop makes them, into p->fm and p->fk; stops early when *stop is set. False when
+ * not all were made (stopped, or out of memory): p->fm and p->fk are then NULL. */
+static bool prep_masks(evolve_prep *p, const float *um, const float *km, const int *stop)
+{
+    const size_t cn = ((size_t)p->cx + 1u) * ((size_t)p->cz + 1u), n = p->nx * p->nz;
+    double *cm = um ? malloc(cn * sizeof *cm) : NULL, *ck = km ? malloc(cn * sizeof *ck) : NULL;
+    p->fm = um ? prep_alloc(n * sizeof *p->fm) : NULL;
+    p->fk = km ? prep_alloc(n * sizeof *p->fk) : NULL;
+    bool ok = (!um || (cm && p->fm)) && (!km || (ck && p->fk));
+    if (ok && cm) bspline_coefficients(um, (size_t)p->cx + 1u, (size_t)p->cz + 1u, false, cm);
+    if (ok && ck) bspline_coefficients(km, (size_t)p->cx + 1u, (size_t)p->cz + 1u, false, ck);
+    for (size_t j = 0; j < p->nz && ok; j++) {
+        int done;
+#pragma omp atomic read
+        done = *stop;
+        if (done) ok = false;
+        for (size_t i = 0; i < p->nx && ok; i++) {
+            double fx = (double)i * p->sx, fz = (double)j * p->sz;
+            warp_apply(p->warp, p->wt, i, j, &fx, &fz);
+            if (cm) {
+                const double mask = bspline_at(cm, p->cx, p->cz, fx, fz, NULL, NULL);
+                p->fm[j * p->nx + i] = (float)(mask > 0 ? mask : 0);
+            }
+            if (ck) {
+                const double kf = bspline_at(ck, p->cx, p->cz, fx, fz, NULL, NULL);
+                p->fk[j * p->nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
+            }
+        }
+    }
+    free(cm);
+    free(ck);
+    if (!ok) {
+        free(p->fm);
+        free(p->fk);
+        p->fm = p->fk = NULL;
+    }
+    return ok;
+}
+
+/* The innermost coarse run. Where it runs on one thread and others are free, they make the
+ * details of chain's levels (innermost first, a row at a time from a shared counter) until the
+ * run ends; the rows left are made by the levels' own parallel loops, so a slow run costs
+ * nothing and a busy machine gets no more work than before (the same rows, made earlier). */
+static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params *sp,
+                                evolve_prep *chain, trn_stream_power_report *report,
+                                trn_progress_fn progress, void *user, trn_error *err)
+{
+#ifdef _OPENMP
+    const int team = omp_get_max_threads();
+    if (chain && team > 1 && !omp_in_parallel() && trn_sp_one_thread(coarse, sp)) {
+        size_t total = 0;
+        bool ok = true;
+        for (evolve_prep *q = chain; q; q = q->outer) {
+            /* Pages of rows never made are never touched. */
+            q->detail = prep_alloc(q->nx * q->nz * sizeof *q->detail);
+            ok = ok && q->detail;
+            total += q->nz;
+        }
+        if (ok) {
+            trn_status st = TRN_OK;
+            size_t next = 0;
+            int stop = 0;
+#pragma omp parallel num_threads(team)
+            {
+                if (omp_get_thread_num() == 0) {
+                    /* The caller's thread: the run's progress reports come from it as before. */
+                    st = trn_stream_power_run(coarse, sp, report, progress, user, err);
+#pragma omp atomic write
+                    stop = 1;
+                } else {
+                    for (;;) {
+                        int done;
+#pragma omp atomic read
+                        done = stop;
+                        if (done) break;
+                        size_t r;
+#pragma omp atomic capture
+                        r = next++;
+                        if (r >= total) break;
+                        evolve_prep *q = chain;
+                        while (r >= q->nz) {
+                            r -= q->nz;
+                            q = q->outer;
+                        }
+                        prep_row(q, r);
+                    }
+                    /* Then one thread the factors, level by level from the innermost (each
+                     * level's from the one inside it), while the run lasts. */
+                    const float *um = sp->uplift_mask, *km = sp->erodibility_mask;
+                    if (omp_get_thread_num() == 1 && (um || km))
+                        for (evolve_prep *q = chain; q && q->want_masks; q = q->outer) {
+                            if (!prep_masks(q, um, km, &stop)) break;
+                            um = q->fm;
+                            km = q->fk;
+                        }
+                }
+            }
+            /* Every row under the counter was taken, and made before its thread left. */
+            size_t made = next < total ? next : total;
+            for (evolve_prep *q = chain; q; q = q->outer) {
+                q->rows = made < q->nz ? made : q->nz;
+                made -= q->rows;
+            }
+            return st;
+        }
+        for (evolve_prep *q = chain; q; q = q->outer) {
+            free(q->detail);
+            q->detail = NULL;
+        }
+    }
+#endif
+    return trn_stream_power_run(coarse, sp, report, progress, user, err);
+}
+
 static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, uint32_t fine_steps,
                                uint64_t seed, float **umask_out, float **kmask_out,
-                               trn_stream_power_report *report, trn_progress_fn progress,
-                               void *user, trn_error *err);
+                               evolve_prep *outer, trn_stream_power_report *report,
+                               trn_progress_fn progress, void *user, trn_error *err);
 
 /* The slope (rise over run) of a bed brought back under the water, from the shore down to the
  * floor: about 15 degrees, a lake's or the sea's shoreface. */
@@ -450,8 +638,8 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
         trn_stream_power_params sp = held.sp;
         st = trn_stream_power_run(field, &sp, report, progress, user, err);
     } else {
-        st = evolve_level(field, &held, o->fine_steps, o->sp.seed, NULL, NULL, report, progress,
-                          user, err);
+        st = evolve_level(field, &held, o->fine_steps, o->sp.seed, NULL, NULL, NULL, report,
+                          progress, user, err);
     }
     if (surface) {
         if (st) {
@@ -475,8 +663,8 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
  * uplift and erodibility factors on field's grid (NULL when there are none). */
 static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, uint32_t fine_steps,
                                uint64_t seed, float **umask_out, float **kmask_out,
-                               trn_stream_power_report *report, trn_progress_fn progress,
-                               void *user, trn_error *err)
+                               evolve_prep *outer, trn_stream_power_report *report,
+                               trn_progress_fn progress, void *user, trn_error *err)
 {
     trn_status st;
     if (umask_out) *umask_out = NULL;
@@ -539,18 +727,44 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
     free(sum);
     free(cnt);
     memcpy(before, coarse.heights, cn * sizeof *before);
-    if (cascade) {
+    /* The warp and the spline of the grid before the run, made before it: with the input they
+     * give this level's detail, which the threads the innermost run leaves free make ahead
+     * (evolve_prep). */
+    const bool spline = o->upsample == TRN_UPSAMPLE_WARPED_SPLINE;
+    evolve_warp warp;
+    warp_tables wt = {NULL, NULL, 0};
+    double *cb = NULL;
+    evolve_prep prep;
+    memset(&prep, 0, sizeof prep);
+    st = TRN_OK;
+    if (spline) {
+        warp_init(&warp, seed);
+        cb = malloc(cn * sizeof *cb);
+        if (!cb || !warp_tables_init(&wt, &warp, nx, nz, sx, sz, cx, cz)) {
+            st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                               "landscape evolution: out of memory for the splines");
+        } else {
+            bspline_coefficients(before, cnx, (size_t)cz + 1u, true, cb);
+            prep = (evolve_prep){field->heights, field->cells_x, field->cells_z, cx, cz, nx, nz,
+                                 sx, sz, &warp, &wt, cb, NULL, 0, want_masks, NULL, NULL,
+                                 outer};
+        }
+    }
+    evolve_prep *chain = spline ? &prep : outer;
+    if (st) {
+        /* reported above */
+    } else if (cascade) {
         trn_evolve_options mid = *o;
         mid.coarsen = o->coarsen / 2u;
         mid.sp.drainage_area = area;
         st = evolve_level(&coarse, &mid, o->cascade_steps, seed ^ (0x43415343ull * mid.coarsen),
-                          &level_umask, &level_kmask, report, progress, user, err);
+                          &level_umask, &level_kmask, chain, report, progress, user, err);
         umask = level_umask;
         ekmask = level_kmask;
     } else {
         trn_stream_power_params sp = o->sp;
         sp.drainage_area = area;
-        st = trn_stream_power_run(&coarse, &sp, report, progress, user, err);
+        st = run_innermost(&coarse, &sp, chain, report, progress, user, err);
     }
     if (!st) {
         const double tan30 = tan(30.0 * 3.14159265358979323846 / 180.0);
@@ -560,31 +774,28 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                "landscape evolution: out of memory for the result");
         } else {
-            const bool spline = o->upsample == TRN_UPSAMPLE_WARPED_SPLINE;
             const double sea = o->sp.sea_level;
             const bool base_level = isfinite(sea) && fine_steps;
             /* The splines' coefficients: heights interpolated (prefiltered), drainage area and
-             * the uplift mask smoothed (positive weights). */
-            double *ce = NULL, *cb = NULL, *ca = NULL, *cm = NULL, *ck = NULL;
+             * the uplift mask smoothed (positive weights); those of the grid before the run
+             * (cb) are made above. */
+            double *ce = NULL, *ca = NULL, *cm = NULL, *ck = NULL;
             const bool kmask = want_masks && ekmask;
             const bool umasked = want_masks && umask;
-            evolve_warp warp;
-            warp_tables wt = {NULL, NULL, 0};
+            /* The factors made ahead, all of them (only the spline path makes them). */
+            const bool masks_ahead = (umasked || kmask) && (prep.fm != NULL) == umasked &&
+                                     (prep.fk != NULL) == kmask;
             if (spline) {
-                warp_init(&warp, seed);
-                const bool tables = warp_tables_init(&wt, &warp, nx, nz, sx, sz, cx, cz);
                 ce = malloc(cn * sizeof *ce);
-                cb = malloc(cn * sizeof *cb);
                 ca = malloc(cn * sizeof *ca);
-                cm = umasked ? malloc(cn * sizeof *cm) : NULL;
-                ck = kmask ? malloc(cn * sizeof *ck) : NULL;
-                if (!tables || !ce || !cb || !ca || (umasked && !cm) ||
-                    (kmask && !ck)) {
+                cm = umasked && !masks_ahead ? malloc(cn * sizeof *cm) : NULL;
+                ck = kmask && !masks_ahead ? malloc(cn * sizeof *ck) : NULL;
+                if (!ce || !ca || (umasked && !masks_ahead && !cm) ||
+                    (kmask && !masks_ahead && !ck)) {
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                        "landscape evolution: out of memory for the splines");
                 } else {
                     bspline_coefficients(coarse.heights, cnx, (size_t)cz + 1u, true, ce);
-                    bspline_coefficients(before, cnx, (size_t)cz + 1u, true, cb);
                     bspline_coefficients(area, cnx, (size_t)cz + 1u, false, ca);
                     if (cm)
                         bspline_coefficients(umask, cnx, (size_t)cz + 1u, false, cm);
@@ -595,13 +806,18 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             /* World units per coarse cell, to turn the spline's derivatives into slopes. */
             const double cdx = dx / sx, cdz = dz / sz;
             float *fine_mask = NULL, *fine_kmask = NULL;
-            if (!st && umasked) {
+            if (masks_ahead) {
+                fine_mask = prep.fm;
+                fine_kmask = prep.fk;
+                prep.fm = prep.fk = NULL;
+            }
+            if (!st && umasked && !masks_ahead) {
                 fine_mask = malloc(nx * nz * sizeof *fine_mask);
                 if (!fine_mask)
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                        "landscape evolution: out of memory for the uplift mask");
             }
-            if (!st && kmask) {
+            if (!st && kmask && !masks_ahead) {
                 fine_kmask = malloc(nx * nz * sizeof *fine_kmask);
                 if (!fine_kmask)
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
@@ -613,30 +829,22 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                 for (size_t j = 0; j < nz; j++)
                     for (size_t i = 0; i < nx; i++) {
                         double fx = (double)i * sx, fz = (double)j * sz;
-                        double evolved, smooth_before, gx, gz, a, mask = 0, kf = 1;
-                        double input = (double)field->heights[j * nx + i];
+                        double evolved, detail, gx, gz, a, mask = 0, kf = 1;
                         if (spline) {
                             const double ux = fx, uz = fz;
                             warp_apply(&warp, &wt, i, j, &fx, &fz);
-                            /* The input through the same warp (Catmull-Rom on the full grid),
-                             * so the returned detail stays registered with the evolved
-                             * valleys: the whole result is warped. Warping the evolution's
-                             * change alone against the unwarped detail left pits where the
-                             * two disagreed (the Mountain Range at 2049^2: 14% of the area in
-                             * closed depressions after its erosion instead of 3.9%). */
-                            if (fx != ux || fz != uz)
-                                input = coarse_cubic(field->heights, field->cells_x,
-                                                     field->cells_z, fx / sx, fz / sz);
+                            detail = j < prep.rows ? prep.detail[j * nx + i]
+                                                   : level_detail(&prep, i, j, ux, uz, fx, fz);
                             evolved = bspline_at(ce, cx, cz, fx, fz, &gx, &gz);
                             gx /= cdx;
                             gz /= cdz;
-                            smooth_before = bspline_at(cb, cx, cz, fx, fz, NULL, NULL);
                             a = bspline_at(ca, cx, cz, fx, fz, NULL, NULL);
-                            if (fine_mask) mask = bspline_at(cm, cx, cz, fx, fz, NULL, NULL);
-                            if (fine_kmask) kf = bspline_at(ck, cx, cz, fx, fz, NULL, NULL);
+                            if (cm) mask = bspline_at(cm, cx, cz, fx, fz, NULL, NULL);
+                            if (ck) kf = bspline_at(ck, cx, cz, fx, fz, NULL, NULL);
                         } else {
                             evolved = coarse_cubic(coarse.heights, cx, cz, fx, fz);
-                            smooth_before = coarse_cubic(before, cx, cz, fx, fz);
+                            detail = (double)field->heights[j * nx + i] -
+                                     coarse_cubic(before, cx, cz, fx, fz);
                             /* The gradient from the coarse grid's bilinear patch. */
                             gx = (coarse_at(coarse.heights, cx, cz, fx + 0.5 * sx, fz) -
                                   coarse_at(coarse.heights, cx, cz, fx - 0.5 * sx, fz)) /
@@ -648,7 +856,6 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                             if (fine_mask) mask = coarse_at(umask, cx, cz, fx, fz);
                             if (fine_kmask) kf = coarse_at(ekmask, cx, cz, fx, fz);
                         }
-                        const double detail = input - smooth_before;
                         double slope_w = sqrt(gx * gx + gz * gz) / tan30;
                         if (slope_w > 1) slope_w = 1;
                         double channel = a / o->channel_area;
@@ -664,15 +871,16 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                         if (base_level) h = clamp_at_base(coarse.heights, cx, cz, fx, fz, sea, h);
                         out[j * nx + i] = (float)h;
                         if (full_area && !fine_steps) full_area[j * nx + i] = (float)a;
-                        if (fine_mask) fine_mask[j * nx + i] = (float)(mask > 0 ? mask : 0);
+                        if (fine_mask && !masks_ahead)
+                            fine_mask[j * nx + i] = (float)(mask > 0 ? mask : 0);
                         /* Positive weights of positive values: only rounding could reach 0. */
-                        if (fine_kmask) fine_kmask[j * nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
+                        if (fine_kmask && !masks_ahead)
+                            fine_kmask[j * nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
                     }
             }
-            free(wt.col);
-            free(wt.row);
+            free(prep.detail);
+            prep.detail = NULL;
             free(ce);
-            free(cb);
             free(ca);
             free(cm);
             free(ck);
@@ -725,6 +933,12 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             }
         }
     }
+    free(prep.detail); /* when the run failed */
+    free(prep.fm);
+    free(prep.fk);
+    free(wt.col);
+    free(wt.row);
+    free(cb);
     free(level_umask);
     free(level_kmask);
     free(before);

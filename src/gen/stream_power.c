@@ -1622,6 +1622,13 @@ static trn_status sp_check_run(const trn_field *field, const trn_stream_power_pa
     return TRN_OK;
 }
 
+bool trn_sp_one_thread(const trn_field *field, const trn_stream_power_params *p)
+{
+    const size_t pad = p->border_outlets ? 2u : 0u;
+    const size_t n = ((size_t)field->cells_x + 1u + pad) * ((size_t)field->cells_z + 1u + pad);
+    return p->threads == 0 && n < SP_PARALLEL_MIN_SAMPLES;
+}
+
 double trn_sp_surface_floor(const trn_stream_power_params *p)
 {
     return p->sea_surface_depth > 0 ? p->sea_level - p->sea_surface_depth : -INFINITY;

@@ -52,4 +52,9 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
  * sea_surface_depth; -infinity when that is 0: the bed as it came). */
 double trn_sp_surface_floor(const trn_stream_power_params *p);
 
+/* Whether trn_stream_power_run runs field's steps on one thread by default (p->threads 0 and a
+ * grid too small for the threads to pay for their barriers): the caller's other threads are
+ * then free while it runs. */
+bool trn_sp_one_thread(const trn_field *field, const trn_stream_power_params *p);
+
 #endif
