@@ -1346,12 +1346,11 @@ static void deposit_range(sp_state *s, const trn_stream_power_params *p, double 
             SP_PREFETCH(&h[w]);
         }
         const uint32_t v = stack[t];
-        const unsigned m = dmask[v];
         const double zv = h[v];
         double pv = 0.0, qv = 0.0;
-        for (int d = 0; d < 8; d++) {
-            if (!((m >> d) & 1u)) continue;
-            const uint32_t j = (uint32_t)((int64_t)v + off[d]);
+        /* The donors' bits from the lowest up: code order. */
+        for (uint64_t m = dmask[v]; m; m &= m - 1u) {
+            const uint32_t j = (uint32_t)((int64_t)v + off[sp_ctz64(m)]);
             const double z0 = h[j];
             const uint32_t a = area[j];
             double F = 0.0;
