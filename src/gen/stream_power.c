@@ -2895,7 +2895,6 @@ typedef struct spt_gather {
     uint8_t *visited;
     struct spt_dep_handoff *out; /* for exits into other processes' tiles, sent after a round */
     size_t nout, out_cap;
-    uint32_t visits; /* tile visits this step (a measure of the rounds' cost) */
 } spt_gather;
 
 typedef struct spt_dep_handoff {
@@ -2941,7 +2940,6 @@ static bool spt_pass_gather(spt_run *r, const trn_stream_power_params *p, double
             P[k] = NAN;
     }
     g->visited[t] = 1;
-    g->visits++;
     /* Each sample's donors not gathered yet, in the tile and beyond it. */
     uint32_t *rec = r->wq, *pend = r->wd, *queue = r->wl, *fl = r->wf;
     for (size_t k = 0; k < tn; k++) {
@@ -3531,7 +3529,6 @@ static bool spt_gather_setup(spt_run *r, spt_gather *g, const spt_task *feeds, s
     g->feeds = feeds;
     g->feed_at = feed_at;
     g->nout = 0;
-    g->visits = 0;
     return true;
 }
 
