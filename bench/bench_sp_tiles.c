@@ -15,8 +15,8 @@
 
 /* Arguments: whole|tiles|files CELLS TILE STEPS [DIR] (files: the tiles in files under DIR, or
  * $TMPDIR, or /tmp). The bench_stream_power evolve field (a ridge with value-noise relief,
- * 30 m cells), Rho8 with outlet borders, the Stream Power node's defaults. One mode a process,
- * so the peak resident size is that mode's. */
+ * 30 m cells), Rho8 with outlet borders, the Stream Power node's defaults (deposition G with
+ * TRN_BENCH_DEPOSITION=G). One mode a process, so the peak resident size is that mode's. */
 int main(int argc, char **argv)
 {
     if (argc < 5) {
@@ -44,6 +44,9 @@ int main(int argc, char **argv)
     p.steps = steps;
     p.threads = 1;
     p.border_outlets = true;
+    /* TRN_BENCH_DEPOSITION=G: with sediment deposition (Yuan et al. 2019) of that G. */
+    const char *dep = getenv("TRN_BENCH_DEPOSITION");
+    if (dep && *dep) p.deposition = strtod(dep, NULL);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     const double rss0 = (double)ru.ru_maxrss / 1024.0;

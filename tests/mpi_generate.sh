@@ -121,15 +121,17 @@ grep -q "1 kept in tiles of 64" "$work/many.txt" || { echo "FAIL erosion of a sp
 echo "ok erosion of a split fill -np $np"
 # A stream power evolution's steps on the output grid share their tiles across the processes
 # (frames exchanged, the small graphs on process 0): the bytes of 'terrane generate --tiles'
-# and of the whole grid without tiles, on a grid the tiles do not divide.
-cat >"$work/sp.json" <<'JSON'
+# and of the whole grid without tiles, on a grid the tiles do not divide; without and with
+# deposition (its sums gathered across the tiles in rounds).
+for dep in 0 1; do
+cat >"$work/sp.json" <<JSON
 {"size": [2048, 1536], "resolution": [150, 110], "seed": 9, "default_landform": "base",
  "landforms": {"base": {"height_variation": 100}}, "default_biome": "g",
  "biomes": {"g": {"color": [0.4, 0.6, 0.3, 1]}},
  "graph": {"format_version": 1, "output": "out", "nodes": [
   {"id": "n", "type": "noise_terrain", "params": {"height_variation": 300, "feature_size": 600, "octaves": 5}},
   {"id": "e", "type": "stream_power", "params": {"reference_cell": 30, "evolution_cell": 32,
-   "fine_steps": 3, "steps": 20, "m": 0.5, "relief": "input", "border": "outlets"},
+   "fine_steps": 3, "steps": 20, "m": 0.5, "relief": "input", "border": "outlets", "deposition": $dep},
    "inputs": {"field": {"node": "n"}}},
   {"id": "out", "type": "terrain_output", "inputs": {"field": {"node": "e", "pin": "field"}}}]}}
 JSON
@@ -138,15 +140,16 @@ for tile in 16 48; do
     "$cli" generate "$work/sp.json" --tiles $tile -q -o "$work/cli.tif"
     "$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/sp.json" --tiles $tile \
         -o "$work/many.tif" >"$work/many.txt"
-    cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL stream power --tiles $tile: -np $np differs from terrane generate --tiles"; fail=1; }
+    cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL stream power deposition $dep --tiles $tile: -np $np differs from terrane generate --tiles"; fail=1; }
     "$cli" convert "$work/many.tif" "$work/many.r32" >/dev/null 2>&1
-    cmp -s "$work/many.r32" "$work/whole.r32" || { echo "FAIL stream power --tiles $tile: -np $np differs from the whole grid"; fail=1; }
+    cmp -s "$work/many.r32" "$work/whole.r32" || { echo "FAIL stream power deposition $dep --tiles $tile: -np $np differs from the whole grid"; fail=1; }
     # 7 rows of tiles of 16, 3 of 48: with 4 processes and tiles of 48 one sits out.
     want=$np
     [ "$tile" = 48 ] && [ "$np" -gt 3 ] && want=3
     grep -q "stream power: 1 node(s) with their steps on the output grid split across $want processes" "$work/many.txt" || {
-        echo "FAIL stream power --tiles $tile: not split across $want processes"; cat "$work/many.txt"; fail=1; }
-    echo "ok stream power --tiles $tile -np $np $(grep '^stream power' "$work/many.txt")"
+        echo "FAIL stream power deposition $dep --tiles $tile: not split across $want processes"; cat "$work/many.txt"; fail=1; }
+    echo "ok stream power deposition $dep --tiles $tile -np $np $(grep '^stream power' "$work/many.txt")"
+done
 done
 # A missing recipe: one message naming it, exit 1, no output.
 if "$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/missing.json" --tiles 16 \

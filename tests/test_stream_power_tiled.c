@@ -47,6 +47,7 @@ typedef struct config {
     bool surface; /* base level at the sea's surface, the beds back filled 3 under it */
     double rock;  /* diffusion_rock: creep varying with the erodibility mask (0: uniform) */
     int threads;  /* 0: as many as OpenMP gives */
+    double deposition; /* G (Yuan et al. 2019): 0 none */
 } config;
 
 /* The whole grid against tiles of each size (dividing the grid or not, one tile, tiles of one
@@ -79,6 +80,7 @@ static void check_config(const config *c, uint32_t cx, uint32_t cz, const char *
     p.diffusion = c->diffusion;
     p.diffusion_rock = c->rock;
     p.threads = c->threads;
+    p.deposition = c->deposition;
     p.seed = 42;
     p.drainage_area = aw;
     trn_stream_power_report rw, rt;
@@ -117,35 +119,47 @@ static void check_config(const config *c, uint32_t cx, uint32_t cz, const char *
 }
 
 static const config configs[] = {
-    {"rho8", TRN_ROUTING_RHO8, false, false, false, false, false, 1.0, 0, 0.05, false, 0, 0},
-    {"rho8 outlets", TRN_ROUTING_RHO8, true, false, false, false, false, 1.0, 0, 0.05, false, 0, 0},
-    {"d8 fixed sea", TRN_ROUTING_D8, false, true, true, false, false, 1.0, 0, 0.05, false, 0, 0},
+    {"rho8", TRN_ROUTING_RHO8, false, false, false, false, false, 1.0, 0, 0.05, false, 0, 0, 0},
+    {"rho8 outlets", TRN_ROUTING_RHO8, true, false, false, false, false, 1.0, 0, 0.05, false, 0, 0,
+     0},
+    {"d8 fixed sea", TRN_ROUTING_D8, false, true, true, false, false, 1.0, 0, 0.05, false, 0, 0, 0},
     {"rho8 sea surface", TRN_ROUTING_RHO8, false, false, true, false, false, 1.0, 0, 0.05, true, 0,
-     0},
-    {"rho8 outlets sea surface", TRN_ROUTING_RHO8, true, false, true, false, false, 1.0, 0, 0.05,
-     true, 0, 0},
-    {"rho8 outlets masks", TRN_ROUTING_RHO8, true, false, true, true, true, 1.0, 0, 0.05, false, 0,
-     0},
-    {"rho8 n 1.5 threshold", TRN_ROUTING_RHO8, false, false, false, false, false, 1.5, 5e4, 0.05,
-     false, 0, 0},
-    {"d8 outlets no diffusion", TRN_ROUTING_D8, true, false, false, false, false, 1.0, 0, 0, false,
      0, 0},
+    {"rho8 outlets sea surface", TRN_ROUTING_RHO8, true, false, true, false, false, 1.0, 0, 0.05,
+     true, 0, 0, 0},
+    {"rho8 outlets masks", TRN_ROUTING_RHO8, true, false, true, true, true, 1.0, 0, 0.05, false, 0,
+     0, 0},
+    {"rho8 n 1.5 threshold", TRN_ROUTING_RHO8, false, false, false, false, false, 1.5, 5e4, 0.05,
+     false, 0, 0, 0},
+    {"d8 outlets no diffusion", TRN_ROUTING_D8, true, false, false, false, false, 1.0, 0, 0, false,
+     0, 0, 0},
     /* 81 diffusion substeps a step: tiles run them 8 at a time on a wider halo. */
     {"rho8 outlets sea strong diffusion", TRN_ROUTING_RHO8, true, false, true, false, false, 1.0, 0,
-     5.0, false, 0, 0},
+     5.0, false, 0, 0, 0},
     /* Creep varying with the rock: the flux across a tile's edge takes the mean of the factors
      * on both sides (the halo holds the neighbour's), the substeps the largest factor over
      * the whole grid; one thread and several. */
     {"rho8 outlets masks creep -1", TRN_ROUTING_RHO8, true, false, true, true, true, 1.0, 0, 0.05,
-     false, -1.0, 1},
+     false, -1.0, 1, 0},
     {"rho8 outlets masks creep -1 threads", TRN_ROUTING_RHO8, true, false, true, true, true, 1.0, 0,
-     0.05, false, -1.0, 3},
+     0.05, false, -1.0, 3, 0},
     {"d8 masks strong creep 1.5", TRN_ROUTING_D8, false, false, false, true, true, 1.0, 0, 5.0,
-     false, 1.5, 1},
+     false, 1.5, 1, 0},
     {"rho8 outlets sea masks strong creep -1 threads", TRN_ROUTING_RHO8, true, false, true, true,
-     true, 1.0, 0, 5.0, false, -1.0, 2},
+     true, 1.0, 0, 5.0, false, -1.0, 2, 0},
     {"rho8 masks creep 1.5 threads", TRN_ROUTING_RHO8, false, false, false, true, true, 1.5, 5e4,
-     0.05, false, 1.5, 2},
+     0.05, false, 1.5, 2, 0},
+    /* Deposition: its sums gathered across tiles in upstream rounds (a tile of one sample: a
+     * round per sample along a river), each in the whole grid's order; lakes (pits) fill, a
+     * threshold leaves hillslopes unincised, the masks weight F. */
+    {"rho8 deposition", TRN_ROUTING_RHO8, false, false, false, false, false, 1.0, 0, 0.05, false,
+     0, 0, 1.0},
+    {"d8 outlets sea deposition 2 threshold", TRN_ROUTING_D8, true, false, true, false, false, 1.0,
+     5e4, 0.05, false, 0, 0, 2.0},
+    {"rho8 outlets masks creep deposition threads", TRN_ROUTING_RHO8, true, false, true, true, true,
+     1.0, 0, 0.05, false, -1.0, 2, 1.0},
+    {"rho8 outlets sea surface deposition 0.3", TRN_ROUTING_RHO8, true, false, true, false, false,
+     1.0, 0, 0, true, 0, 1, 0.3},
 };
 
 static void test_configs(void)
@@ -160,6 +174,7 @@ static void test_files(void)
     char dir[512];
     CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
     check_config(&configs[1], 60, 47, dir);
+    check_config(&configs[16], 60, 47, dir); /* deposition's P and Q in files too */
 }
 
 /* ---- several processes in one: threads meeting at a barrier (comm_threads.h) ---- */
@@ -269,6 +284,7 @@ static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *d
     p.diffusion = c->diffusion;
     p.diffusion_rock = c->rock;
     p.threads = c->threads;
+    p.deposition = c->deposition;
     p.seed = 42;
     p.drainage_area = aw;
     trn_stream_power_report rw;
@@ -325,6 +341,7 @@ static void test_processes_files(void)
     char dir[512];
     CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
     check_procs(&configs[1], 60, 47, dir);
+    check_procs(&configs[16], 60, 47, dir);
     trn_field f = rough(60, 47, 7);
     trn_stream_power_params p;
     trn_stream_power_params_default(&p);
@@ -347,6 +364,43 @@ static void test_processes_files(void)
     trn_field_dispose(&f);
 }
 
+/* A coarsened evolution with deposition sends its fine steps to the tiles: with tiles in a
+ * folder that cannot be used it fails there (the whole grid would not read fine_dir), in a
+ * usable one it gives the whole grid's bytes; with a cascade each level's steps too. */
+static void test_evolve_deposition(void)
+{
+    char dir[512];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    for (int cascade = 0; cascade < 2; cascade++) {
+        trn_evolve_options o;
+        trn_evolve_options_default(&o);
+        o.coarsen = 4;
+        o.fine_steps = 2;
+        o.cascade_steps = cascade ? 2u : 0u;
+        o.sp.steps = 6;
+        o.sp.dt = 2000;
+        o.sp.erodibility = 4e-5;
+        o.sp.deposition = 1.0;
+        o.sp.border_outlets = true;
+        trn_field whole = rough(64, 48, 5);
+        const size_t n = trn_field_sample_count(&whole);
+        CHECK_OK(trn_landscape_evolve(&whole, &o, NULL, NULL, NULL, NULL));
+        trn_field t = rough(64, 48, 5);
+        o.fine_tile = 16;
+        o.fine_dir = "/nonexistent/folder";
+        trn_error err = {0};
+        CHECK_STATUS(trn_landscape_evolve(&t, &o, NULL, NULL, NULL, &err), TRN_ERR_IO);
+        CHECK_CONTAINS(err.message, "tile files");
+        trn_field_dispose(&t);
+        t = rough(64, 48, 5);
+        o.fine_dir = dir;
+        CHECK_OK(trn_landscape_evolve(&t, &o, NULL, NULL, NULL, NULL));
+        CHECK(hash_floats(t.heights, n) == hash_floats(whole.heights, n));
+        trn_field_dispose(&t);
+        trn_field_dispose(&whole);
+    }
+}
+
 /* Unsupported configurations are refused by name, the field untouched. */
 static void test_refused(void)
 {
@@ -361,11 +415,6 @@ static void test_refused(void)
                  TRN_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "mfd routing is not supported in tiles");
     p.routing = TRN_ROUTING_RHO8;
-    p.deposition = 1;
-    CHECK_STATUS(trn_stream_power_run_tiled(&f, &p, 8, NULL, NULL, NULL, NULL, &err),
-                 TRN_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "deposition");
-    p.deposition = 0;
     p.critical_slope = 30;
     CHECK_STATUS(trn_stream_power_run_tiled(&f, &p, 8, NULL, NULL, NULL, NULL, &err),
                  TRN_ERR_UNSUPPORTED);
@@ -381,6 +430,7 @@ int main(void)
     RUN(test_files);
     RUN(test_processes);
     RUN(test_processes_files);
+    RUN(test_evolve_deposition);
     RUN(test_refused);
     return trn_test_finish();
 }

@@ -564,8 +564,8 @@ static void test_tile_cache_equal_whole(void)
 
 /* With a disk tile cache, the stream power's steps on the output grid keep their state in tiles
  * there: the same bytes as the whole grid for each routing (mfd's fine steps stay on the whole
- * grid), border, creep varying with the rock and tile size (dividing the grid or not, one
- * tile), heights and channels. */
+ * grid), border, creep varying with the rock, deposition (with a cascade) and tile size
+ * (dividing the grid or not, one tile), heights and channels. */
 static void test_fine_steps_in_tiles(void)
 {
     static const char *const variants[] = {
@@ -575,6 +575,11 @@ static void test_fine_steps_in_tiles(void)
         /* creep varying with the rock: the fine steps in tiles too */
         "\"border\":\"outlets\",\"rock_variation\":2,\"rock_feature_size\":200,"
         "\"rock_creep\":-1",
+        /* deposition, with the grid twice as coarse as the output's in between (the Mountain
+         * Range's way back): every level's steps on the output grid in tiles */
+        "\"border\":\"outlets\",\"deposition\":1,\"cascade_steps\":2,\"rock_variation\":2,"
+        "\"rock_feature_size\":200,\"rock_creep\":-1",
+        "\"routing\":\"d8\",\"sea_level\":8,\"deposition\":2",
     };
     for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
         char text[2048];

@@ -189,8 +189,8 @@ typedef struct trn_evolve_options {
     /* fine_tile > 0: the fine steps keep their state in square tiles of that many samples,
      * worked on one at a time, in unlinked files under fine_dir (NULL: in memory), so their
      * memory no longer grows with the grid (about 26 bytes a sample on disk instead of about 47
-     * in memory); the same bytes as on the whole grid. Fine steps with mfd routing, deposition
-     * or a critical slope run on the whole grid whatever this says (default 0: whole grid). */
+     * in memory); the same bytes as on the whole grid. Fine steps with mfd routing or a
+     * critical slope run on the whole grid whatever this says (default 0: whole grid). */
     uint32_t fine_tile;
     const char *fine_dir;
     /* With fine_tile: the processes that share the fine steps' tiles (terrane/comm.h; each

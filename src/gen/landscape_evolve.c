@@ -908,7 +908,7 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                 fsp.seed = seed ^ 0x46494E45ull; /* other draws than the coarse run's */
                 fsp.drainage_area = full_area;
                 const bool tiled = o->fine_tile > 0 && fsp.routing != TRN_ROUTING_MFD &&
-                                   !(fsp.deposition > 0) && !(fsp.critical_slope > 0);
+                                   !(fsp.critical_slope > 0);
                 st = tiled ? trn_stream_power_run_tiled_comm(&fine, &fsp, o->fine_tile, o->fine_dir,
                                                              o->fine_comm, NULL, NULL, progress,
                                                              user, err)

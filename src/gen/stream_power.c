@@ -1284,6 +1284,33 @@ static void sp_mfd_incise(sp_state *s, const trn_stream_power_params *p)
     }
 }
 
+/* One link of the deposition solve (deposit_range), shared by the whole grid and the tiles so
+ * both make the same operations: a sample with the sums P, Q gathered from its donors, its
+ * height z0, count a and weight F (0 for a lake or a hillslope) gives its alpha (*alpha) and
+ * beta (*beta, -1 for a lake) and what it adds to its receiver's sums (*cp, *cq). */
+static inline void sp_dep_link(double G, double F, uint32_t a, bool lake, double z0, double pv,
+                               double qv, double *alpha, double *beta, double *cp, double *cq)
+{
+    const double g = G / (double)a;
+    const double D = 1.0 + F + g * (1.0 - qv);
+    const double al = (z0 * (1.0 + g) + g * pv) / D, be = F / D;
+    *cp = z0 + pv + (qv - 1.0) * al;
+    *cq = (qv - 1.0) * be;
+    *alpha = al;
+    *beta = lake ? -1.0 : be;
+}
+
+/* The new height of a sample from its alpha, beta (deposit_range's second pass). */
+static inline double sp_dep_height(double alpha, double beta, double h0, double hr)
+{
+    if (beta < 0) {
+        /* A lake sample: filled by what comes in, never above its way out. */
+        const double top = h0 > hr ? h0 : hr;
+        return alpha < top ? alpha : top;
+    }
+    return alpha + beta * hr;
+}
+
 /* Incision with deposition (Yuan et al. 2019, n = 1, one receiver), implicit in the new
  * heights and exact in two passes over stack[lo .. hi). Over a step each sample i solves
  *   z_i = z0_i - F_i (z_i - z_r) + g_i (E_i + S_i),   g_i = G / a_i (a_i in samples),
@@ -1296,50 +1323,52 @@ static void sp_mfd_incise(sp_state *s, const trn_stream_power_params *p)
  * give alpha_i = (z0_i (1 + g) + g P_i) / D, beta_i = F / D, D = 1 + F + g (1 - Q_i) (Q_i <=
  * 0, so D >= 1 + F and the scheme is unconditionally stable like the plain one); then base
  * level first, z_i = alpha_i + beta_i z_r. Samples not above their receiver (lakes) do not
- * incise (F = 0, marked by beta = -1) and fill at most to their receiver's new height. Whole
- * trees per piece and a fixed order inside it: the same bits on any thread count. */
+ * incise (F = 0, marked by beta = -1) and fill at most to their receiver's new height.
+ * The sums in a canonical order: each sample pulls its donors in code order (0 .. 7 of the
+ * direction from it, dmask's bits), finishing each donor's alpha and beta as it adds it, so the
+ * additions do not depend on the stack's order (which routing reshapes) and the tiled run
+ * (trn_stream_power_run_tiled) makes them the same way across tiles. Whole trees per piece and
+ * a fixed order inside it: the same bits on any thread count. */
 static void deposit_range(sp_state *s, const trn_stream_power_params *p, double cell_area,
                           size_t lo, size_t hi)
 {
     const double G = p->deposition, thr = p->channel_threshold;
     const uint32_t *stack = s->stack, *rcv = s->rcv, *area = s->area;
-    const uint8_t *rcode = s->rcode;
+    const uint8_t *rcode = s->rcode, *dmask = s->dmask;
+    const int32_t *off = s->off;
     double *h = s->h, *P = s->tmp, *Q = s->dep;
     const uint32_t tsize = s->pow_table_size;
     static const uint8_t cls[9] = {0, 2, 1, 2, 0, 2, 1, 2, 0};
-    for (size_t t = lo; t < hi; t++) {
-        const uint32_t v = stack[t];
-        P[v] = 0.0;
-        Q[v] = 0.0;
-    }
     for (size_t t = hi; t-- > lo;) {
         if (t >= lo + SP_AHEAD) {
             const uint32_t w = stack[t - SP_AHEAD];
-            SP_PREFETCH(&rcv[w]);
+            SP_PREFETCH(&dmask[w]);
             SP_PREFETCH(&h[w]);
-            SP_PREFETCH(&area[w]);
-            SP_PREFETCH(&P[w], 1);
-            SP_PREFETCH(&Q[w], 1);
         }
-        const uint32_t v = stack[t], r = rcv[v];
-        if (r == v) continue;
-        const double z0 = h[v], pv = P[v], qv = Q[v];
-        const uint32_t a = area[v];
-        const double g = G / (double)a;
-        double F = 0.0;
-        const bool lake = z0 <= h[r];
-        if (!lake && (double)a * cell_area >= thr) {
-            const uint8_t c = rcode[v];
-            F = a < tsize ? s->f_table[(size_t)cls[c] * tsize + a]
-                          : p->erodibility * p->dt * pow((double)a * cell_area, p->m) / s->dist[c];
-            if (p->erodibility_mask) F *= (double)p->erodibility_mask[v];
+        const uint32_t v = stack[t];
+        const double zv = h[v];
+        double pv = 0.0, qv = 0.0;
+        /* The donors' bits from the lowest up: code order. */
+        for (uint64_t m = dmask[v]; m; m &= m - 1u) {
+            const uint32_t j = (uint32_t)((int64_t)v + off[sp_ctz64(m)]);
+            const double z0 = h[j];
+            const uint32_t a = area[j];
+            double F = 0.0;
+            const bool lake = z0 <= zv;
+            if (!lake && (double)a * cell_area >= thr) {
+                const uint8_t c = rcode[j];
+                F = a < tsize
+                        ? s->f_table[(size_t)cls[c] * tsize + a]
+                        : p->erodibility * p->dt * pow((double)a * cell_area, p->m) / s->dist[c];
+                if (p->erodibility_mask) F *= (double)p->erodibility_mask[j];
+            }
+            double cp, cq;
+            sp_dep_link(G, F, a, lake, z0, P[j], Q[j], &P[j], &Q[j], &cp, &cq);
+            pv += cp;
+            qv += cq;
         }
-        const double D = 1.0 + F + g * (1.0 - qv);
-        const double alpha = (z0 * (1.0 + g) + g * pv) / D, beta = F / D;
-        P[r] += z0 + pv + (qv - 1.0) * alpha;
-        Q[r] += (qv - 1.0) * beta;
-        P[v] = alpha;
-        Q[v] = lake ? -1.0 : beta;
+        P[v] = pv;
+        Q[v] = qv;
     }
     for (size_t t = lo; t < hi; t++) {
         if (t + SP_AHEAD < hi) {
@@ -1349,14 +1378,7 @@ static void deposit_range(sp_state *s, const trn_stream_power_params *p, double 
         }
         const uint32_t v = stack[t], r = rcv[v];
         if (r == v) continue;
-        const double beta = Q[v], hr = h[r];
-        if (beta < 0) {
-            /* A lake sample: filled by what comes in, never above its way out. */
-            const double top = h[v] > hr ? h[v] : hr;
-            h[v] = P[v] < top ? P[v] : top;
-        } else {
-            h[v] = P[v] + beta * hr;
-        }
+        h[v] = sp_dep_height(P[v], Q[v], h[v], h[r]);
     }
 }
 
@@ -2030,6 +2052,7 @@ typedef struct spt_run {
     sp_state s; /* dist, off, tables and the kernels' choice; no per-sample arrays */
     uint32_t T, tnx, tnz, ntiles, pad, fnx, fnz;
     spt_grid H, H2, BASE, CODE, LR, AREA;
+    spt_grid PG, QG; /* deposition: each sample's P and Q, then its alpha and beta */
     /* Per tile: its roots (sorted by sample) and its perimeter's local roots. */
     size_t *root_at;
     spt_root *roots;
@@ -2041,6 +2064,8 @@ typedef struct spt_run {
     uint8_t *wb, *wc;
     uint32_t *wl, *wa, *wq, *wd;
     uint8_t *wk;
+    double *wp, *wq2; /* deposition: P and Q over the tile */
+    uint32_t *wf;     /* deposition: each tile sample's first inflow from other tiles */
     double *wd2, *wo2; /* diffusion: the tile grown by SPT_SUBSTEPS samples */
     uint8_t *wb2;
     float *wf2;  /* diffusion_rock: the factors on Kd over the grown tile (NULL: uniform) */
@@ -2240,8 +2265,8 @@ static double spt_incise_one(const spt_run *r, const trn_stream_power_params *p,
 
 static void spt_free(spt_run *r)
 {
-    spt_grid *g[6] = {&r->H, &r->H2, &r->BASE, &r->CODE, &r->LR, &r->AREA};
-    for (int k = 0; k < 6; k++)
+    spt_grid *g[8] = {&r->H, &r->H2, &r->BASE, &r->CODE, &r->LR, &r->AREA, &r->PG, &r->QG};
+    for (int k = 0; k < 8; k++)
         spt_grid_close(g[k]);
     free(r->root_at);
     free(r->roots);
@@ -2256,6 +2281,9 @@ static void spt_free(spt_run *r)
     free(r->wq);
     free(r->wd);
     free(r->wk);
+    free(r->wp);
+    free(r->wq2);
+    free(r->wf);
     free(r->wd2);
     free(r->wo2);
     free(r->wb2);
@@ -2718,9 +2746,12 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
     }
     const uint32_t w = x1 - x0, h = z1 - z0;
     const size_t tn = (size_t)w * h;
+    const bool dep = p->deposition > 0;
     if (!spt_io(&r->CODE, false, x0, z0, w, h, r->wc, w) ||
         !spt_io(&r->AREA, false, x0, z0, w, h, r->wa, w) ||
-        !spt_io(&r->H, false, x0, z0, w, h, r->wh, w))
+        !spt_io(&r->H, false, x0, z0, w, h, r->wh, w) ||
+        (dep && (!spt_io(&r->PG, false, x0, z0, w, h, r->wp, w) ||
+                 !spt_io(&r->QG, false, x0, z0, w, h, r->wq2, w))))
         return false;
     /* Donors in the window as lists (counting sort by receiver). A tree that can go lies in the
      * window whole, so a receiver outside it is never one of its samples'. */
@@ -2756,8 +2787,9 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
             if (inc->visited[t]) continue;
         } else {
             if (inc->done[q] || !inc->known[q]) continue;
-            r->wh[k] =
-                spt_incise_one(r, p, cell_area, x->v, r->wc[k], r->wh[k], inc->hr[q], r->wa[k]);
+            r->wh[k] = dep ? sp_dep_height(r->wp[k], r->wq2[k], r->wh[k], inc->hr[q])
+                           : spt_incise_one(r, p, cell_area, x->v, r->wc[k], r->wh[k],
+                                            inc->hr[q], r->wa[k]);
             inc->done[q] = 1;
         }
         fresh[k] = 1;
@@ -2769,7 +2801,9 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
         for (uint32_t d = start[x]; d < start[x + 1]; d++) {
             const uint32_t k = don[d];
             const uint32_t v = (z0 + k / w) * NX + x0 + k % w;
-            r->wh[k] = spt_incise_one(r, p, cell_area, v, r->wc[k], r->wh[k], r->wh[x], r->wa[k]);
+            r->wh[k] = dep ? sp_dep_height(r->wp[k], r->wq2[k], r->wh[k], r->wh[x])
+                           : spt_incise_one(r, p, cell_area, v, r->wc[k], r->wh[k], r->wh[x],
+                                            r->wa[k]);
             fresh[k] = 1;
             queue[qt++] = k;
         }
@@ -2829,6 +2863,184 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
         }
     }
     return !qt || spt_io(&r->H, true, x0, z0, w, h, r->wh, w);
+}
+
+/* Deposition's weight F of sample v (code c, count a): deposit_range's operations for it, 0 for
+ * a lake or a hillslope. */
+static double spt_dep_weight(const spt_run *r, const trn_stream_power_params *p, double cell_area,
+                             uint32_t v, uint8_t c, uint32_t a, bool lake)
+{
+    static const uint8_t cls[9] = {0, 2, 1, 2, 0, 2, 1, 2, 0};
+    const sp_state *s = &r->s;
+    if (lake || (double)a * cell_area < p->channel_threshold) return 0.0;
+    const uint32_t tsize = s->pow_table_size;
+    double F = a < tsize ? s->f_table[(size_t)cls[c] * tsize + a]
+                         : p->erodibility * p->dt * pow((double)a * cell_area, p->m) / s->dist[c];
+    if (r->kmask) {
+        const uint32_t i = v % s->nx, j = v / s->nx;
+        const bool ring = r->pad && (i == 0 || j == 0 || i + 1u == s->nx || j + 1u == s->nz);
+        const float km = ring ? 1.0f : r->kmask[(size_t)(j - r->pad) * r->fnx + (i - r->pad)];
+        F *= (double)km;
+    }
+    return F;
+}
+
+/* Deposition's first pass across tiles (deposit_range's, donors first), in upstream rounds as
+ * Barnes 2017 accumulates across tiles, but with every sum made in deposit_range's order: a
+ * sample gathers once all its donors have, pulling them in code order; a donor in another tile
+ * is an exit there, which hands what it adds (cp, cq) to the sample it drains into. A tile
+ * solves every sample whose donors are all known, keeps P and Q (the sums, then alpha and beta
+ * once the receiver has pulled them) in PG and QG (NaN in P: not gathered yet), and wakes the
+ * tiles whose samples its exits complete. */
+typedef struct spt_gather {
+    double *cp, *cq;       /* per root (exits): what it adds to its receiver's sums */
+    uint32_t *feed_of;     /* per root (exits): its inflow task */
+    uint32_t *group, *wait; /* per inflow task: the first task into the same sample; there,
+                             * how many of that sample's exits are not known yet */
+    const spt_task *feeds; /* inflow tasks by tile, sample: exit feeds sample start */
+    const size_t *feed_at;
+    uint8_t *visited;
+    struct spt_dep_handoff *out; /* for exits into other processes' tiles, sent after a round */
+    size_t nout, out_cap;
+} spt_gather;
+
+typedef struct spt_dep_handoff {
+    uint32_t q, unused;
+    double cp, cq;
+} spt_dep_handoff;
+
+/* Exit q's contribution becomes known on this process: its sample may be complete. */
+static void spt_gather_arrive(spt_run *r, spt_gather *g, uint32_t q, double cp, double cq,
+                              uint32_t *wake, size_t *nwake, uint8_t *queued)
+{
+    g->cp[q] = cp;
+    g->cq[q] = cq;
+    const uint32_t f = g->feed_of[q], first = g->group[f];
+    if (--g->wait[first]) return;
+    const uint32_t to = g->feeds[f].tile;
+    if (!queued[to]) {
+        queued[to] = 1;
+        wake[(*nwake)++ % r->ntiles] = to;
+    }
+}
+
+static bool spt_pass_gather(spt_run *r, const trn_stream_power_params *p, double cell_area,
+                            uint32_t t, spt_gather *g, uint32_t *wake, size_t *nwake,
+                            uint8_t *queued)
+{
+    uint32_t x0, z0, x1, z1, wx0, wz0, ww, wh;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    spt_halo(r, x0, z0, x1, z1, &wx0, &wz0, &ww, &wh);
+    const uint32_t w = x1 - x0, h = z1 - z0, NX = r->s.nx, NZ = r->s.nz;
+    const size_t tn = (size_t)w * h;
+    double *P = r->wp, *Q = r->wq2;
+    if (!spt_io(&r->CODE, false, x0, z0, w, h, r->wc, w) ||
+        !spt_io(&r->AREA, false, x0, z0, w, h, r->wa, w) ||
+        !spt_io(&r->H, false, wx0, wz0, ww, wh, r->wh, ww))
+        return false;
+    if (g->visited[t]) {
+        if (!spt_io(&r->PG, false, x0, z0, w, h, P, w) ||
+            !spt_io(&r->QG, false, x0, z0, w, h, Q, w))
+            return false;
+    } else {
+        for (size_t k = 0; k < tn; k++)
+            P[k] = NAN;
+    }
+    g->visited[t] = 1;
+    /* Each sample's donors not gathered yet, in the tile and beyond it. */
+    uint32_t *rec = r->wq, *pend = r->wd, *queue = r->wl, *fl = r->wf;
+    for (size_t k = 0; k < tn; k++) {
+        pend[k] = 0;
+        fl[k] = UINT32_MAX;
+    }
+    for (size_t k = 0; k < tn; k++) {
+        const uint8_t c = r->wc[k];
+        rec[k] = UINT32_MAX;
+        if (c == 8) continue;
+        const int64_t ii = (int64_t)(x0 + k % w) + TRN_D8_DI[c];
+        const int64_t jj = (int64_t)(z0 + k / w) + TRN_D8_DJ[c];
+        if (ii < x0 || jj < z0 || ii >= x1 || jj >= z1) continue;
+        rec[k] = (uint32_t)((size_t)(jj - z0) * w + (size_t)(ii - x0));
+        if (isnan(P[k])) pend[rec[k]]++;
+    }
+    for (size_t f = g->feed_at[t]; f < g->feed_at[t + 1]; f++) {
+        if (g->group[f] != f) continue;
+        const uint32_t v = g->feeds[f].start;
+        const size_t k = (size_t)(v / NX - z0) * w + (v % NX - x0);
+        fl[k] = (uint32_t)f;
+        pend[k] += g->wait[f];
+    }
+    size_t qt = 0;
+    for (size_t k = 0; k < tn; k++)
+        if (isnan(P[k]) && !pend[k]) queue[qt++] = (uint32_t)k;
+    const double G = p->deposition;
+#define SPT_H(gi, gj) r->wh[(size_t)((gj) - wz0) * ww + ((gi) - wx0)]
+    for (size_t qh = 0; qh < qt; qh++) {
+        const uint32_t k = queue[qh];
+        const uint32_t i = x0 + k % w, j = z0 + k / w, v = j * NX + i;
+        const double zv = SPT_H(i, j);
+        double pv = 0.0, qv = 0.0;
+        for (int d = 0; d < 8; d++) {
+            const int64_t ii = (int64_t)i + TRN_D8_DI[d], jj = (int64_t)j + TRN_D8_DJ[d];
+            if (ii < 0 || jj < 0 || ii >= NX || jj >= NZ) continue;
+            double cp, cq;
+            if (ii >= x0 && jj >= z0 && ii < x1 && jj < z1) {
+                const size_t kk = (size_t)(jj - z0) * w + (size_t)(ii - x0);
+                const uint8_t c = r->wc[kk];
+                if (c != ((d + 4) & 7)) continue;
+                const double z0k = SPT_H((uint32_t)ii, (uint32_t)jj);
+                const bool lake = z0k <= zv;
+                const uint32_t a = r->wa[kk];
+                const double F = spt_dep_weight(r, p, cell_area, (uint32_t)(jj * NX + ii), c, a,
+                                                lake);
+                sp_dep_link(G, F, a, lake, z0k, P[kk], Q[kk], &P[kk], &Q[kk], &cp, &cq);
+            } else {
+                /* An exit of the neighbouring tile when it drains here. */
+                const uint32_t nb = (uint32_t)(jj * NX + ii);
+                uint32_t f = fl[k];
+                if (f == UINT32_MAX) continue;
+                while (f < g->feed_at[t + 1] && g->feeds[f].start == v &&
+                       r->roots[g->feeds[f].exit].v != nb)
+                    f++;
+                if (f == g->feed_at[t + 1] || g->feeds[f].start != v) continue;
+                cp = g->cp[g->feeds[f].exit];
+                cq = g->cq[g->feeds[f].exit];
+            }
+            pv += cp;
+            qv += cq;
+        }
+        const uint8_t c = r->wc[k];
+        if (rec[k] != UINT32_MAX || c == 8) {
+            P[k] = pv;
+            Q[k] = qv;
+            if (rec[k] != UINT32_MAX && --pend[rec[k]] == 0) queue[qt++] = rec[k];
+            continue;
+        }
+        /* An exit: finished here, its contribution to the sample it drains into. */
+        const uint32_t to = (uint32_t)((int64_t)v + r->s.off[c]);
+        const bool lake = zv <= SPT_H(to % NX, to / NX);
+        const uint32_t a = r->wa[k];
+        const double F = spt_dep_weight(r, p, cell_area, v, c, a, lake);
+        double cp, cq;
+        sp_dep_link(G, F, a, lake, zv, pv, qv, &P[k], &Q[k], &cp, &cq);
+        const spt_root *x = spt_root_find(r, t, v);
+        if (!x) return false;
+        const uint32_t q = (uint32_t)(x - r->roots), tt = spt_tile_of(r, to);
+        if (tt >= r->first && tt < r->last) {
+            spt_gather_arrive(r, g, q, cp, cq, wake, nwake, queued);
+            continue;
+        }
+        if (g->nout == g->out_cap) {
+            const size_t cap = g->out_cap ? 2 * g->out_cap : 256;
+            spt_dep_handoff *n = realloc(g->out, cap * sizeof *n);
+            if (!n) return false;
+            g->out = n;
+            g->out_cap = cap;
+        }
+        g->out[g->nout++] = (spt_dep_handoff){q, 0, cp, cq};
+    }
+#undef SPT_H
+    return spt_io(&r->PG, true, x0, z0, w, h, P, w) && spt_io(&r->QG, true, x0, z0, w, h, Q, w);
 }
 
 /* Diffusion substeps run this many at a time on a tile grown by as many samples: one read and
@@ -3300,6 +3512,90 @@ static bool spt_incise_all(spt_run *r, const trn_stream_power_params *p, double 
     }
 }
 
+/* The step's gathering state over the routed forest's roots and inflow tasks. */
+static bool spt_gather_setup(spt_run *r, spt_gather *g, const spt_task *feeds, size_t nfeeds,
+                             const size_t *feed_at)
+{
+    const size_t nr = r->nroots ? r->nroots : 1, nf = nfeeds ? nfeeds : 1;
+    free(g->cp);
+    free(g->cq);
+    free(g->feed_of);
+    free(g->group);
+    free(g->wait);
+    g->cp = malloc(nr * sizeof *g->cp);
+    g->cq = malloc(nr * sizeof *g->cq);
+    g->feed_of = malloc(nr * sizeof *g->feed_of);
+    g->group = malloc(nf * sizeof *g->group);
+    g->wait = calloc(nf, sizeof *g->wait);
+    if (!g->cp || !g->cq || !g->feed_of || !g->group || !g->wait) return false;
+    for (size_t f = 0; f < nfeeds; f++) {
+        g->feed_of[feeds[f].exit] = (uint32_t)f;
+        g->group[f] = f && feeds[f - 1].start == feeds[f].start ? g->group[f - 1] : (uint32_t)f;
+        g->wait[g->group[f]]++;
+    }
+    g->feeds = feeds;
+    g->feed_at = feed_at;
+    g->nout = 0;
+    return true;
+}
+
+static void spt_gather_free(spt_gather *g)
+{
+    free(g->cp);
+    free(g->cq);
+    free(g->feed_of);
+    free(g->group);
+    free(g->wait);
+    free(g->visited);
+    free(g->out);
+}
+
+/* Deposition's first pass over this process's tiles, first in first out as the exits into
+ * their samples become known; across processes in rounds as spt_incise_all. Each sample is
+ * gathered once, from the same operands in the same order, whatever the order of the visits. */
+static bool spt_gather_all(spt_run *r, const trn_stream_power_params *p, double cell_area,
+                           spt_gather *g, uint32_t *wake, uint8_t *queued, bool ok)
+{
+    if (ok) {
+        memset(g->visited, 0, r->ntiles);
+        memset(queued, 0, r->ntiles);
+    }
+    size_t nw = 0, head = 0;
+    for (uint32_t t = r->first; t < r->last && ok; t++) {
+        wake[nw++] = t;
+        queued[t] = 1;
+    }
+    for (;;) {
+        while (head < nw && ok) {
+            const uint32_t t = wake[head++ % r->ntiles];
+            queued[t] = 0;
+            ok = spt_pass_gather(r, p, cell_area, t, g, wake, &nw, queued);
+        }
+        if (!r->comm) return ok;
+        uint64_t ms = 0, mr = 0;
+        trn_comm_traffic(r->comm, &ms, &mr);
+        void *all = NULL;
+        uint64_t *counts = NULL;
+        ok = spt_agree(r, ok) &&
+             trn_comm_allgather(r->comm, g->out, (uint64_t)g->nout * sizeof *g->out, &all,
+                                &counts, NULL) == TRN_OK;
+        g->nout = 0;
+        uint64_t total = 0;
+        for (int k = 0; ok && k < trn_comm_size(r->comm); k++)
+            total += counts[k];
+        const spt_dep_handoff *h = all;
+        for (size_t k = 0; ok && k < (size_t)(total / sizeof *h); k++) {
+            const uint32_t q = h[k].q, to = spt_tile_of(r, r->roots[q].target);
+            if (to < r->first || to >= r->last) continue;
+            spt_gather_arrive(r, g, q, h[k].cp, h[k].cq, wake, &nw, queued);
+        }
+        free(all);
+        free(counts);
+        spt_count(r, 2, &ms, &mr);
+        if (!ok || !total) return ok;
+    }
+}
+
 /* The result on every process: each process's tiles (heights, drainage area) all-gathered into
  * the field as the one-process run writes it; the largest area off base level, agreed. */
 static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_field *field,
@@ -3407,19 +3703,18 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     if (tile < 1)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "stream power in tiles: tile: expected at least 1, found 0");
-    if (p->routing == TRN_ROUTING_MFD || p->deposition > 0 || p->critical_slope > 0)
+    if (p->routing == TRN_ROUTING_MFD || p->critical_slope > 0)
         return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
                              "stream power in tiles: %s is not supported in tiles yet (d8 or "
-                             "rho8 routing without deposition or a critical slope is); run it "
-                             "on the whole grid",
-                             p->routing == TRN_ROUTING_MFD ? "mfd routing"
-                             : p->deposition > 0           ? "deposition"
-                                                           : "a critical slope");
+                             "rho8 routing without a critical slope is); run it on the whole "
+                             "grid",
+                             p->routing == TRN_ROUTING_MFD ? "mfd routing" : "a critical slope");
+    const bool dep = p->deposition > 0;
     const uint32_t pad = p->border_outlets ? 1u : 0u;
     const uint32_t fnx = field->cells_x + 1u, fnz = field->cells_z + 1u;
     spt_run r;
     memset(&r, 0, sizeof r);
-    r.H.fd = r.H2.fd = r.BASE.fd = r.CODE.fd = r.LR.fd = r.AREA.fd = -1;
+    r.H.fd = r.H2.fd = r.BASE.fd = r.CODE.fd = r.LR.fd = r.AREA.fd = r.PG.fd = r.QG.fd = -1;
     sp_state *s = &r.s;
     s->nx = fnx + 2u * pad;
     s->nz = fnz + 2u * pad;
@@ -3519,15 +3814,23 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
             r.wb2 = malloc(dn);
             if (dvar) r.wf2 = malloc(dn * sizeof *r.wf2);
         }
+        if (dep) {
+            r.wp = malloc(wn * sizeof *r.wp);
+            r.wq2 = malloc(wn * sizeof *r.wq2);
+            r.wf = malloc(wn * sizeof *r.wf);
+        }
         ok = r.perim && r.wh && r.wo && r.wb && r.wc && r.wk && r.wl && r.wa && r.wq && r.wd &&
-             (p->diffusion <= 0 || (r.wd2 && r.wo2 && r.wb2 && (!dvar || r.wf2)));
+             (p->diffusion <= 0 || (r.wd2 && r.wo2 && r.wb2 && (!dvar || r.wf2))) &&
+             (!dep || (r.wp && r.wq2 && r.wf));
     }
     ok = ok && spt_grid_open(&r.H, dir, s->nx, s->nz, sizeof(double)) &&
          (p->diffusion <= 0 || spt_grid_open(&r.H2, dir, s->nx, s->nz, sizeof(double))) &&
          spt_grid_open(&r.BASE, dir, s->nx, s->nz, 1) &&
          spt_grid_open(&r.CODE, dir, s->nx, s->nz, 1) &&
          spt_grid_open(&r.LR, dir, s->nx, s->nz, sizeof(uint32_t)) &&
-         spt_grid_open(&r.AREA, dir, s->nx, s->nz, sizeof(uint32_t));
+         spt_grid_open(&r.AREA, dir, s->nx, s->nz, sizeof(uint32_t)) &&
+         (!dep || (spt_grid_open(&r.PG, dir, s->nx, s->nz, sizeof(double)) &&
+                   spt_grid_open(&r.QG, dir, s->nx, s->nz, sizeof(double))));
     if (!spt_agree(&r, ok)) {
         const bool peer = r.peer_failed;
         spt_free(&r);
@@ -3625,6 +3928,9 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     uint32_t *chase = NULL;
     spt_incision inc;
     memset(&inc, 0, sizeof inc);
+    spt_gather gat;
+    memset(&gat, 0, sizeof gat);
+    gat.visited = dep ? malloc(r.ntiles) : NULL;
     uint32_t *wake = NULL;
     uint8_t *queued = NULL;
     size_t *task_at = malloc(((size_t)r.ntiles + 1u) * sizeof *task_at);
@@ -3632,7 +3938,7 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     queued = malloc(r.ntiles);
     inc.visited = malloc(r.ntiles);
     inc.boxed = malloc(r.ntiles);
-    ok = ok && task_at && wake && queued && inc.visited && inc.boxed;
+    ok = ok && task_at && wake && queued && inc.visited && inc.boxed && (!dep || gat.visited);
     /* Across processes every collective below is called by every process in the same order:
      * what decides whether a block runs (the pits' total, the parameters) is the same on all,
      * and each collective first agrees that no process has failed. */
@@ -3705,6 +4011,13 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
             inc.feeds = tasks;
             inc.feed_at = task_at;
             inc.nout = 0;
+        }
+        /* Deposition: its first pass, donors first across the tiles (the heights around each
+         * tile uplifted: the lakes' test reads an exit's receiver). */
+        if (dep) {
+            if (!pits) ok = spt_exchange(&r, &r.H, 1, ok);
+            ok = ok && spt_gather_setup(&r, &gat, tasks, ntasks, task_at);
+            ok = spt_gather_all(&r, p, cell_area, &gat, wake, queued, ok);
         }
         ok = spt_incise_all(&r, p, cell_area, &inc, wake, queued, ok);
         /* Diffusion substeps, H and H2 taking turns, each group on the heights around the tile
@@ -3795,6 +4108,7 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     free(inc.box);
     free(inc.visited);
     free(inc.boxed);
+    spt_gather_free(&gat);
     free(wake);
     free(queued);
     spt_free(&r);

@@ -12,11 +12,12 @@
  * joined across tiles, the lowest pass of each pair of basins, Kruskal's tree from the outlet
  * and the carving along each path through the tiles it crosses (Cordonnier et al. 2019);
  * drainage area as tile counts plus what each tile's exits carry in (Barnes 2017); incision in
- * upstream rounds (a tile solves the trees whose receivers' new heights are known); diffusion
+ * upstream rounds (a tile solves the trees whose receivers' new heights are known); with
+ * deposition (Yuan et al. 2019) first its sums in rounds down the rivers (a tile gathers each sample
+ * whose donors, in its own and other tiles, have gathered, in the whole grid's order); diffusion
  * substeps and the border with one sample of halo. The field's heights stay in memory (in and
- * out). TRN_ERR_UNSUPPORTED for mfd routing, deposition and a critical slope (run those on the
- * whole grid); report gets steps, pits_routed, steps_with_pits and max_area (not the last
- * step's changes). Other errors as trn_stream_power_run, TRN_ERR_IO when the files fail. */
+ * out). TRN_ERR_UNSUPPORTED for mfd routing and a critical slope (run those on the whole grid);
+ * report gets steps, pits_routed, steps_with_pits and max_area (not the last step's changes). Other errors as trn_stream_power_run, TRN_ERR_IO when the files fail. */
 trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_params *p,
                                       uint32_t tile, const char *dir,
                                       trn_stream_power_report *report, trn_progress_fn progress,
@@ -24,7 +25,8 @@ trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_p
 
 /* What a run across processes moved, for this process: bytes sent and received by kind
  * (0: the frames around the tiles; 1: the small graphs: roots and perimeters, passes, carving
- * and inflow tasks; 2: incision's new heights between rounds; 3: the result). */
+ * and inflow tasks; 2: between rounds, incision's new heights and deposition's sums; 3: the
+ * result). */
 typedef struct trn_sp_tiled_stats {
     uint64_t sent[4], received[4];
     uint32_t tiles, tiles_owned, steps;

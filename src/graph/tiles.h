@@ -86,9 +86,9 @@ uint64_t trn_node_erosion_rows_bytes(const trn_graph_node *n, const trn_node_typ
                                      uint32_t chunk);
 
 /* Whether a Stream Power node's steps on the output grid run in tiles in a tiled run with a
- * disk tile cache (a coarsened evolution's fine steps, D8 or Rho8, no deposition, critical
- * slope, cascade or open border): the node then holds its input, the amplified surface and
- * the drainage area on the whole grid, not the whole-grid solve's arrays. */
+ * disk tile cache (a coarsened evolution's fine steps, D8 or Rho8, no critical slope, cascade
+ * or open border): the node then holds its input, the amplified surface and the drainage area
+ * on the whole grid, not the whole-grid solve's arrays. */
 bool trn_node_evolve_fine_in_tiles(const trn_graph_node *n, const trn_node_type *t,
                                    const trn_recipe *recipe, trn_erosion_quality quality);
 

@@ -299,7 +299,7 @@ bool trn_node_evolve_fine_in_tiles(const trn_graph_node *n, const trn_node_type 
     const trn_evolve_options o = p.o;
     const trn_flow_routing fine =
         o.fine_routing != TRN_ROUTING_SAME ? o.fine_routing : o.sp.routing;
-    return o.coarsen > 1 && !o.cascade_steps && fine != TRN_ROUTING_MFD && !(o.sp.deposition > 0) &&
+    return o.coarsen > 1 && !o.cascade_steps && fine != TRN_ROUTING_MFD &&
            !(o.sp.critical_slope > 0) && !is(p.border, "open");
 }
 
