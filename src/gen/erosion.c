@@ -427,6 +427,27 @@ static trn_status droplets_of(const trn_erosion_params *params, size_t n, uint64
     return TRN_OK;
 }
 
+/* K thermal passes over rows [s0, s1), whose heights start in t0 (t1 the other buffer): the
+ * buffer holding the result (a band's rows keep K from its inner edges, thermal_row). */
+static float *thermal_band(float *t0, float *t1, size_t nx, size_t s0, size_t s1, size_t K,
+                           const thermal_ctx *tc, int threads)
+{
+    (void)threads;
+    float *src = t0, *dst = t1;
+    for (size_t k = 0; k < K; k++) {
+        const long long n0 = (long long)s0, n1 = (long long)s1;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+        for (long long z = n0; z < n1; z++)
+            thermal_row(src, dst, nx, s0, s1, (size_t)z, tc);
+        float *tmp = src;
+        src = dst;
+        dst = tmp;
+    }
+    return src;
+}
+
 static thermal_ctx thermal_of(const trn_erosion_params *params, double dx, double dz)
 {
     const double tn = tan(params->talus_angle * 3.14159265358979323846 / 180.0);
@@ -1004,19 +1025,7 @@ trn_status trn_erosion_run_rows(size_t nx, size_t nz, double size_x, double size
             if (K) {
                 const size_t s0 = out > K ? out - K : 0, s1 = halo_top;
                 memcpy(t0, bd.h + (s0 - bd.b0) * nx, (s1 - s0) * nx * sizeof(float));
-                float *src = t0, *dst = t1;
-                for (size_t k = 0; k < K; k++) {
-                    const long long n0 = (long long)s0, n1 = (long long)s1;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
-#endif
-                    for (long long z = n0; z < n1; z++)
-                        thermal_row(src, dst, nx, s0, s1, (size_t)z, &tc);
-                    float *tmp = src;
-                    src = dst;
-                    dst = tmp;
-                }
-                rows = src + (out - s0) * nx;
+                rows = thermal_band(t0, t1, nx, s0, s1, K, &tc, threads) + (out - s0) * nx;
             }
             if ((st = io->write(io->user, out, end - out, rows, err))) goto done;
             out = end;
@@ -1189,18 +1198,7 @@ trn_status trn_erosion_run_rows_comm(size_t nx, size_t nz, double size_x, double
             const size_t w1 = w0 + CT < r1 ? w0 + CT : r1;
             const size_t s0 = w0 > K ? w0 - K : 0, s1 = w1 + K < nz ? w1 + K : nz;
             memcpy(t0, h + (s0 - h0) * nx, (s1 - s0) * nx * sizeof(float));
-            float *src = t0, *dst = t1;
-            for (size_t k = 0; k < K; k++) {
-                const long long n0 = (long long)s0, n1 = (long long)s1;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
-#endif
-                for (long long z = n0; z < n1; z++)
-                    thermal_row(src, dst, nx, s0, s1, (size_t)z, &tc);
-                float *tmp = src;
-                src = dst;
-                dst = tmp;
-            }
+            const float *src = thermal_band(t0, t1, nx, s0, s1, K, &tc, threads);
             if (pendn) memcpy(h + (pend0 - h0) * nx, pend, pendn * nx * sizeof(float));
             pend0 = w0;
             pendn = w1 - w0;
