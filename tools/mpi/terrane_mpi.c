@@ -516,6 +516,10 @@ static int generate_main(int rank, int size, int argc, char **argv)
                    most_d[0] - most_d[4], tiles < 64 ? 64u : (unsigned)tiles, most_d[4]);
         if (split.whole_for[0])
             printf("drainage: gathered whole for %s, which reads it whole\n", split.whole_for);
+        if (split.breaches)
+            printf("drain depressions: %u breach(es) split across %d processes (each breaches its "
+                   "tiles; the heights passed between tiles solved on process 0)\n",
+                   split.breaches, workers_all);
         if (most_d[3])
             printf("stream power: %llu node(s) with their steps on the output grid split across "
                    "%d processes by tiles of %lu, %.2f MiB sent in all\n",
