@@ -92,10 +92,13 @@ for args in "--tiles 16" "--tiles 48 --resolution 100x90" "--tiles 64"; do
     grep -q "drainage: 2 node(s) split across .* 2 kept in tiles of 64, 0 gathered whole" "$work/many.txt" || {
         echo "FAIL $mode $args: the drainage and the $mode not kept in tiles"; cat "$work/many.txt"; fail=1; }
     if [ "$mode" = breach ]; then
-        # 2 rows of tiles of 64 at 128 x 128 (129 samples: the last row goes with the one
-        # before), 2 of 48 at 100 x 90: with more processes than rows, some sit out.
+        # 3 rows of tiles of 64 at 128 x 128, 2 of 48 at 100 x 90: with more processes than
+        # rows, some sit out.
         want=$np
-        case "$args" in *48*|*64*) [ "$np" -gt 2 ] && want=2 ;; esac
+        case "$args" in
+            *48*) [ "$np" -gt 2 ] && want=2 ;;
+            *64*) [ "$np" -gt 3 ] && want=3 ;;
+        esac
         grep -q "drain depressions: 1 breach(es) split across $want processes" "$work/many.txt" || {
             echo "FAIL breach $args: not split across $want processes"; cat "$work/many.txt"; fail=1; }
     fi
