@@ -153,7 +153,7 @@ typedef struct bp_job {
     double sea;
     uint32_t tile;
     bool p2p;
-    float *out; /* every process pastes its own tiles: they do not overlap */
+    float *out;     /* every process pastes its own tiles: they do not overlap */
     size_t emitted; /* tiles this process emitted */
     trn_status st;
 } bp_job;
@@ -172,8 +172,8 @@ static void *bp_run(void *arg)
     trn_comm *comm = trn_comm_new(job->p2p ? &th_ops_p2p : &th_ops, &job->impl, job->impl.rank,
                                   job->impl.sh->size);
     const trn_field *f = job->field;
-    trn_drainage_tiling g = {f->cells_x, f->cells_z, f->size_x, f->size_z, job->sea, job->tile,
-                             0, 0};
+    trn_drainage_tiling g = {f->cells_x, f->cells_z, f->size_x, f->size_z,
+                             job->sea,   job->tile,  0,         0};
     trn_drainage_tiles *t = NULL;
     job->st = trn_drainage_tiled_compute(comm, &g, field_heights, NULL, &t, NULL, NULL, NULL);
     if (!job->st)
@@ -242,8 +242,9 @@ static void test_errors(void)
 {
     CHECK_STATUS(trn_drainage_tiles_breach(NULL, field_heights, NULL, paste, NULL, NULL),
                  TRN_ERR_INVALID_ARGUMENT);
-    CHECK_STATUS(trn_drainage_tiles_breach_split(NULL, NULL, field_heights, NULL, paste, NULL, NULL),
-                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        trn_drainage_tiles_breach_split(NULL, NULL, field_heights, NULL, paste, NULL, NULL),
+        TRN_ERR_INVALID_ARGUMENT);
 }
 
 int main(void)

@@ -312,8 +312,7 @@ static bool grow(void **p, size_t *cap, size_t n, size_t size)
 
 trn_status trn_drainage_tiles_breach_split(const trn_drainage_tiles *tiles, trn_comm *comm,
                                            trn_tile_heights_fn heights, void *user,
-                                           trn_tile_values_fn emit, void *emit_user,
-                                           trn_error *err)
+                                           trn_tile_values_fn emit, void *emit_user, trn_error *err)
 {
     if (!tiles || !comm || !heights || !emit)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -362,10 +361,10 @@ trn_status trn_drainage_tiles_breach_split(const trn_drainage_tiles *tiles, trn_
                 st = oom(err);
                 break;
             }
-            mine[nmine++] = (bs_exit){(b.j0 + k / b.w) * g.nx + b.i0 + k % b.w,
-                                      (uint64_t)((int64_t)b.j0 + j) * g.nx +
-                                          (uint64_t)((int64_t)b.i0 + i),
-                                      b.acc[k], h[k]};
+            mine[nmine++] =
+                (bs_exit){(b.j0 + k / b.w) * g.nx + b.i0 + k % b.w,
+                          (uint64_t)((int64_t)b.j0 + j) * g.nx + (uint64_t)((int64_t)b.i0 + i),
+                          b.acc[k], h[k]};
         }
     }
     /* 2. Every exit to every process; each follows the receivers in its own tiles. */
@@ -431,9 +430,9 @@ trn_status trn_drainage_tiles_breach_split(const trn_drainage_tiles *tiles, trn_
             qsort(order, ne, sizeof *order, order_cmp);
             for (size_t q = 0; q < ne; q++) {
                 const bs_exit probe = {order[q].at, 0, 0, 0.0f};
-                const size_t e = (size_t)((const bs_exit *)bsearch(&probe, all, ne, sizeof *all,
-                                                                    bs_by_at) -
-                                          all);
+                const size_t e =
+                    (size_t)((const bs_exit *)bsearch(&probe, all, ne, sizeof *all, bs_by_at) -
+                             all);
                 const bs_link *l = &every[e];
                 if (l->next == UINT64_MAX) continue;
                 const bs_exit key = {l->next, 0, 0, 0.0f};
