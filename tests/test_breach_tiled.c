@@ -1,4 +1,5 @@
 /* Tests: breaching over tiles gives trn_drainage_breach's whole-grid bytes for every tiling. */
+#define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <omp.h>
 #endif
 
+#include "comm_threads.h"
 #include "terrane/drainage.h"
 #include "terrane/drainage_tiled.h"
 #include "test.h"
@@ -143,10 +145,106 @@ static void test_zeros(void)
     trn_field_dispose(&f);
 }
 
+/* ---- several processes in one: threads meeting at a barrier (comm_threads.h) ---- */
+
+typedef struct bp_job {
+    th_impl impl;
+    const trn_field *field;
+    double sea;
+    uint32_t tile;
+    bool p2p;
+    float *out;     /* every process pastes its own tiles: they do not overlap */
+    size_t emitted; /* tiles this process emitted */
+    trn_status st;
+} bp_job;
+
+static trn_status job_paste(void *user, uint32_t i0, uint32_t j0, uint32_t w, uint32_t h,
+                            const float *values, trn_error *err)
+{
+    bp_job *job = user;
+    job->emitted++;
+    return paste(job->out, i0, j0, w, h, values, err);
+}
+
+static void *bp_run(void *arg)
+{
+    bp_job *job = arg;
+    trn_comm *comm = trn_comm_new(job->p2p ? &th_ops_p2p : &th_ops, &job->impl, job->impl.rank,
+                                  job->impl.sh->size);
+    const trn_field *f = job->field;
+    trn_drainage_tiling g = {f->cells_x, f->cells_z, f->size_x, f->size_z,
+                             job->sea,   job->tile,  0,         0};
+    trn_drainage_tiles *t = NULL;
+    job->st = trn_drainage_tiled_compute(comm, &g, field_heights, NULL, &t, NULL, NULL, NULL);
+    if (!job->st)
+        job->st =
+            trn_drainage_tiles_breach_split(t, comm, field_heights, NULL, job_paste, job, NULL);
+    trn_drainage_tiles_free(t);
+    trn_comm_free(comm);
+    return NULL;
+}
+
+/* The breach split across processes (threads) gives the one-process tiled bytes, each process
+ * emitting only its own tiles. */
+static void test_processes(void)
+{
+    trn_field f;
+    trn_field_init(&f, 150, 97, 300.0, 194.0, NULL); /* no tile size divides 151 x 98 */
+    valleys(&f, 7);
+    g_field = &f;
+    const size_t n = 151u * 98u;
+    float *one = malloc(n * sizeof *one), *split = malloc(n * sizeof *split);
+    CHECK(one && split);
+    static const int procs[] = {1, 2, 3, 4, 7};
+    static const uint32_t tiles[] = {9, 16, 40};
+    for (size_t k = 0; k < sizeof tiles / sizeof *tiles; k++) {
+        trn_comm *comm = trn_comm_serial_new();
+        trn_drainage_tiling g = {f.cells_x, f.cells_z, f.size_x, f.size_z, NAN, tiles[k], 0, 0};
+        trn_drainage_tiles *t = NULL;
+        CHECK_OK(trn_drainage_tiled_compute(comm, &g, field_heights, NULL, &t, NULL, NULL, NULL));
+        trn_drainage_tiled_stats s;
+        trn_drainage_tiles_stats(t, &s);
+        CHECK_OK(trn_drainage_tiles_breach(t, field_heights, NULL, paste, one, NULL));
+        trn_drainage_tiles_free(t);
+        trn_comm_free(comm);
+        for (size_t p = 0; p < sizeof procs / sizeof *procs; p++) {
+            memset(split, 0xff, n * sizeof *split);
+            th_shared sh;
+            memset(&sh, 0, sizeof sh);
+            sh.size = procs[p];
+            pthread_barrier_init(&sh.bar, NULL, (unsigned)procs[p]);
+            pthread_t th[8];
+            bp_job jobs[8];
+            for (int r = 0; r < procs[p]; r++) {
+                memset(&jobs[r], 0, sizeof jobs[r]);
+                jobs[r] = (bp_job){{&sh, r}, &f, NAN, tiles[k], (p & 1u) != 0, split, 0, TRN_OK};
+                pthread_create(&th[r], NULL, bp_run, &jobs[r]);
+            }
+            size_t emitted = 0;
+            for (int r = 0; r < procs[p]; r++) {
+                pthread_join(th[r], NULL);
+                CHECK_OK(jobs[r].st);
+                emitted += jobs[r].emitted;
+            }
+            pthread_barrier_destroy(&sh.bar);
+            CHECK(emitted == s.tiles); /* each tile once, by its own process */
+            const bool ok = memcmp(one, split, n * sizeof *split) == 0;
+            CHECK(ok);
+            if (!ok) fprintf(stderr, "  tiles of %u, %d processes differ\n", tiles[k], procs[p]);
+        }
+    }
+    free(one);
+    free(split);
+    trn_field_dispose(&f);
+}
+
 static void test_errors(void)
 {
     CHECK_STATUS(trn_drainage_tiles_breach(NULL, field_heights, NULL, paste, NULL, NULL),
                  TRN_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(
+        trn_drainage_tiles_breach_split(NULL, NULL, field_heights, NULL, paste, NULL, NULL),
+        TRN_ERR_INVALID_ARGUMENT);
 }
 
 int main(void)
@@ -154,6 +252,7 @@ int main(void)
     RUN(test_valleys);
     RUN(test_terraces);
     RUN(test_zeros);
+    RUN(test_processes);
     RUN(test_errors);
     return trn_test_finish();
 }

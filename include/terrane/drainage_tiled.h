@@ -81,6 +81,18 @@ void trn_drainage_tiles_free(trn_drainage_tiles *tiles);
 trn_status trn_drainage_tiles_breach(const trn_drainage_tiles *tiles, trn_tile_heights_fn heights,
                                      void *user, trn_tile_values_fn emit, void *emit_user,
                                      trn_error *err);
+/* The same split across the processes of comm, each breaching only the tiles it owns (emit is
+ * called for those, in tile order): each process breaches its tiles alone; every exit (its
+ * height, accumulation and receiver) goes to every process, each follows the receivers in its
+ * own tiles to the exit they reach and how many steps on; process 0 solves the exits in order
+ * of accumulation and sends back their final heights; each process breaches its tiles again
+ * with their inflows. Byte for byte trn_drainage_tiles_breach's for any process count. Every
+ * process of comm calls this together; errors as trn_drainage_tiles_breach's, and
+ * TRN_ERR_MISMATCH on the other processes when one fails. */
+trn_status trn_drainage_tiles_breach_split(const trn_drainage_tiles *tiles, trn_comm *comm,
+                                           trn_tile_heights_fn heights, void *user,
+                                           trn_tile_values_fn emit, void *emit_user,
+                                           trn_error *err);
 
 /* The whole field in, the whole result out, on one process: trn_drainage_compute's arrays by
  * way of tiles (basins empty). */

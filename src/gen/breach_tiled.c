@@ -269,3 +269,223 @@ trn_status trn_drainage_tiles_breach(const trn_drainage_tiles *tiles, trn_tile_h
     free(order);
     return st;
 }
+
+/* ---- the same split across processes: each its own tiles, the exits solved on process 0 ---- */
+
+/* An exit as every process sees it (fixed-width fields: the bytes go between processes). */
+typedef struct bs_exit {
+    uint64_t at;  /* j * nx + i */
+    uint64_t rcv; /* its receiver, in another tile (maybe another process's) */
+    uint32_t acc;
+    float v; /* its height from its own tile's upstream */
+} bs_exit;
+
+/* Where an exit's receiver's path in its tile leads: to exit next (UINT64_MAX: an outlet)
+ * after d steps past the receiver; worked out by the receiver's tile's process. */
+typedef struct bs_link {
+    uint64_t at, next, d;
+} bs_link;
+
+static int bs_by_at(const void *a, const void *b)
+{
+    const uint64_t x = ((const bs_exit *)a)->at, y = ((const bs_exit *)b)->at;
+    return (x > y) - (x < y);
+}
+
+static int link_by_at(const void *a, const void *b)
+{
+    const uint64_t x = ((const bs_link *)a)->at, y = ((const bs_link *)b)->at;
+    return (x > y) - (x < y);
+}
+
+/* Grow *p (held *cap, used n) to hold one more of size bytes. */
+static bool grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap) return true;
+    const size_t c = *cap ? *cap * 2 : 1024;
+    void *q = realloc(*p, c * size);
+    if (!q) return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+trn_status trn_drainage_tiles_breach_split(const trn_drainage_tiles *tiles, trn_comm *comm,
+                                           trn_tile_heights_fn heights, void *user,
+                                           trn_tile_values_fn emit, void *emit_user, trn_error *err)
+{
+    if (!tiles || !comm || !heights || !emit)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "tiled breach: expected tiles, processes, a height source and a "
+                             "sink, found NULL");
+    trn_drainage_tiled_stats s;
+    trn_drainage_tiles_stats(tiles, &s);
+    bt_grid g = {tiles, s.tiles, 0, 0, 0, 0, 0};
+    size_t most = 0;
+    for (size_t t = 0; t < g.count; t++) {
+        const bt_tile b = tile_of(&g, t);
+        if (b.j0 == 0) g.tiles_x++;
+        if (b.i0 + (size_t)b.w > g.nx) g.nx = b.i0 + (size_t)b.w;
+        if (b.j0 + (size_t)b.h > g.nz) g.nz = b.j0 + (size_t)b.h;
+        if (b.dir && (size_t)b.w * b.h > most) most = (size_t)b.w * b.h;
+        if (t == 0) {
+            g.tw = b.w;
+            g.th = b.h;
+        }
+    }
+    float *h = most ? malloc(most * sizeof *h) : NULL;
+    uint8_t *indeg = most ? malloc(most) : NULL;
+    uint32_t *stack = most ? malloc(most * sizeof *stack) : NULL;
+    bs_exit *mine = NULL, *all = NULL;
+    bs_link *links = NULL, *every = NULL;
+    bt_order *order = NULL;
+    bt_in *ins = NULL;
+    float *finals = NULL;
+    uint64_t *counts = NULL;
+    size_t nmine = 0, cap = 0, nlinks = 0, lcap = 0, ne = 0, nin = 0;
+    trn_status st = TRN_OK;
+    if (most && (!h || !indeg || !stack)) st = oom(err);
+    /* 1. Each own tile alone: its exits' heights from its own upstream. */
+    for (size_t t = 0; t < g.count && !st; t++) {
+        const bt_tile b = tile_of(&g, t);
+        if (!b.dir) continue; /* another process's */
+        if ((st = heights(user, b.i0, b.j0, b.w, b.h, h, err))) break;
+        breach_tile(&b, h, NULL, 0, indeg, stack);
+        for (size_t k = 0; k < (size_t)b.w * b.h; k++) {
+            const uint8_t c = b.dir[k];
+            if (c >= 8) continue;
+            const int64_t i = (int64_t)(k % b.w) + TRN_D8_DI[c];
+            const int64_t j = (int64_t)(k / b.w) + TRN_D8_DJ[c];
+            if (i >= 0 && j >= 0 && i < (int64_t)b.w && j < (int64_t)b.h) continue;
+            if (!grow((void **)&mine, &cap, nmine, sizeof *mine)) {
+                st = oom(err);
+                break;
+            }
+            mine[nmine++] =
+                (bs_exit){(b.j0 + k / b.w) * g.nx + b.i0 + k % b.w,
+                          (uint64_t)((int64_t)b.j0 + j) * g.nx + (uint64_t)((int64_t)b.i0 + i),
+                          b.acc[k], h[k]};
+        }
+    }
+    /* 2. Every exit to every process; each follows the receivers in its own tiles. */
+    void *got = NULL;
+    st = trn_comm_agree(comm, st, err);
+    if (!st) st = trn_comm_allgather(comm, mine, nmine * sizeof *mine, &got, &counts, err);
+    all = got;
+    if (!st) {
+        for (int p = 0; p < trn_comm_size(comm); p++)
+            ne += counts[p] / sizeof *all;
+        qsort(all, ne, sizeof *all, bs_by_at);
+    }
+    for (size_t q = 0; q < ne && !st; q++) {
+        const size_t ri = (size_t)(all[q].rcv % g.nx), rj = (size_t)(all[q].rcv / g.nx);
+        const bt_tile to = tile_of(&g, tile_index(&g, ri, rj));
+        if (!to.dir) continue;
+        size_t li = ri - to.i0, lj = rj - to.j0;
+        bs_link l = {all[q].at, UINT64_MAX, 0};
+        for (uint64_t d = 1;; d++) {
+            const uint8_t cc = to.dir[lj * to.w + li];
+            if (cc >= 8) break; /* an outlet: nothing further */
+            const int64_t ni = (int64_t)li + TRN_D8_DI[cc], nj = (int64_t)lj + TRN_D8_DJ[cc];
+            if (ni < 0 || nj < 0 || ni >= (int64_t)to.w || nj >= (int64_t)to.h) {
+                l.next = (to.j0 + lj) * g.nx + to.i0 + li;
+                l.d = d;
+                break;
+            }
+            li = (size_t)ni;
+            lj = (size_t)nj;
+        }
+        if (!grow((void **)&links, &lcap, nlinks, sizeof *links)) {
+            st = oom(err);
+            break;
+        }
+        links[nlinks++] = l;
+    }
+    free(counts);
+    counts = NULL;
+    /* 3. On process 0: the exits in order of accumulation (donors first), each one's final
+     * height passed to the exit its receiver's path reaches, one float lower a step. */
+    st = trn_comm_agree(comm, st, err);
+    got = NULL;
+    if (!st) st = trn_comm_gather(comm, links, nlinks * sizeof *links, &got, &counts, err);
+    every = got;
+    uint64_t fbytes = (uint64_t)ne * sizeof *finals;
+    if (!st && trn_comm_rank(comm) == 0) {
+        uint64_t got_links = 0;
+        for (int p = 0; p < trn_comm_size(comm); p++)
+            got_links += counts[p] / sizeof *every;
+        if (got_links != ne)
+            st = trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                               "tiled breach: %llu receivers followed for %zu exits",
+                               (unsigned long long)got_links, ne);
+        if (!st && ne && (!(order = malloc(ne * sizeof *order)) || !(finals = malloc(fbytes))))
+            st = oom(err);
+        if (!st && ne) {
+            /* Each exit's receiver is in exactly one tile, so there is one link an exit. */
+            qsort(every, ne, sizeof *every, link_by_at);
+            for (size_t q = 0; q < ne; q++) {
+                order[q] = (bt_order){all[q].acc, all[q].at};
+                finals[q] = all[q].v;
+            }
+            qsort(order, ne, sizeof *order, order_cmp);
+            for (size_t q = 0; q < ne; q++) {
+                const bs_exit probe = {order[q].at, 0, 0, 0.0f};
+                const size_t e =
+                    (size_t)((const bs_exit *)bsearch(&probe, all, ne, sizeof *all, bs_by_at) -
+                             all);
+                const bs_link *l = &every[e];
+                if (l->next == UINT64_MAX) continue;
+                const bs_exit key = {l->next, 0, 0, 0.0f};
+                const bs_exit *x = bsearch(&key, all, ne, sizeof *all, bs_by_at);
+                if (!x) continue;
+                const size_t xi = (size_t)(x - all);
+                const float down = below(finals[e], l->d);
+                if (fkey(down) < fkey(finals[xi])) finals[xi] = down;
+            }
+        }
+    }
+    /* 4. The final heights back to every process; each breaches its tiles again with its
+     * inflows. */
+    st = trn_comm_agree(comm, st, err);
+    if (!st) {
+        void *f = finals;
+        st = trn_comm_broadcast(comm, &f, &fbytes, err);
+        finals = f;
+    }
+    if (!st && fbytes != (uint64_t)ne * sizeof *finals)
+        st = trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
+                           "tiled breach: %llu bytes of exit heights for %zu exits",
+                           (unsigned long long)fbytes, ne);
+    if (!st && ne && !(ins = malloc(ne * sizeof *ins))) st = oom(err);
+    for (size_t q = 0; q < ne && !st; q++) {
+        const size_t ri = (size_t)(all[q].rcv % g.nx), rj = (size_t)(all[q].rcv / g.nx);
+        const size_t rt = tile_index(&g, ri, rj);
+        const bt_tile to = tile_of(&g, rt);
+        if (!to.dir) continue;
+        ins[nin++] = (bt_in){rt, (uint32_t)((rj - to.j0) * to.w + (ri - to.i0)), finals[q]};
+    }
+    if (!st && nin) qsort(ins, nin, sizeof *ins, in_by_tile);
+    size_t at = 0;
+    for (size_t t = 0; t < g.count && !st; t++) {
+        const bt_tile b = tile_of(&g, t);
+        const size_t first = at;
+        while (at < nin && ins[at].tile == t)
+            at++;
+        if (!b.dir) continue;
+        if ((st = heights(user, b.i0, b.j0, b.w, b.h, h, err))) break;
+        breach_tile(&b, h, ins + first, at - first, indeg, stack);
+        st = emit(emit_user, b.i0, b.j0, b.w, b.h, h, err);
+    }
+    free(h);
+    free(indeg);
+    free(stack);
+    free(mine);
+    free(all);
+    free(links);
+    free(every);
+    free(order);
+    free(ins);
+    free(finals);
+    free(counts);
+    return trn_comm_agree(comm, st, err);
+}

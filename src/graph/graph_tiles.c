@@ -947,7 +947,13 @@ static int drainage_whole_reader(const tiler *t, int k)
     return -1;
 }
 
-typedef enum split_kind { SPLIT_NONE, SPLIT_DRAINAGE, SPLIT_FLOW, SPLIT_FILL } split_kind;
+typedef enum split_kind {
+    SPLIT_NONE,
+    SPLIT_DRAINAGE,
+    SPLIT_FLOW,
+    SPLIT_FILL,
+    SPLIT_BREACH
+} split_kind;
 
 /* How global node k is split across processes here (SPLIT_NONE: solved whole). */
 static split_kind split_of(const tiler *t, int k)
@@ -962,7 +968,8 @@ static split_kind split_of(const tiler *t, int k)
     }
     if (strcmp(n->type, "drain_depressions") == 0) {
         const trn_node_type *ty = trn_node_type_find(n->type);
-        return ty && trn_node_drain_fills(n, ty) ? SPLIT_FILL : SPLIT_NONE;
+        if (!ty) return SPLIT_NONE;
+        return trn_node_drain_fills(n, ty) ? SPLIT_FILL : SPLIT_BREACH;
     }
     return SPLIT_NONE;
 }
@@ -1000,9 +1007,35 @@ static trn_status split_heights(void *user, uint32_t i0, uint32_t j0, uint32_t w
     return TRN_OK;
 }
 
-/* Drainage or Drain Depressions (fill) node k split: each process its run of the cache's tiles,
- * written to the shared cache; a D8 Flow Accumulation of the drainage gets its mask there too.
- * Collective over the split's processes. */
+/* A breached tile of this process's into the shared cache, with its input's transport. */
+typedef struct breach_put {
+    split_job *j;
+    uint64_t key;
+    uint32_t tile;
+    bool transport;
+} breach_put;
+
+static trn_status split_breach_emit(void *user, uint32_t i0, uint32_t j0, uint32_t w, uint32_t h,
+                                    const float *values, trn_error *err)
+{
+    breach_put *b = user;
+    trn_status st = TRN_OK;
+    trn_node_result *in = NULL;
+    if (b->transport) {
+        const twin at = {i0, j0, w, h};
+        if (!(in = split_input(b->j, at, err, &st))) return st;
+    }
+    st = trn_tile_store_put_tile(
+        b->j->t->shared, b->key, 0, i0 / b->tile, j0 / b->tile, values,
+        in ? (const float *)in->outputs[b->j->src_pin].transport->data : NULL, err);
+    trn_node_result_release(in);
+    return st;
+}
+
+/* Drainage or Drain Depressions node k split: each process its run of the cache's tiles,
+ * written to the shared cache; a D8 Flow Accumulation of the drainage gets its mask there too;
+ * a breach solves the heights its tiles' exits pass on as a small graph on process 0
+ * (trn_drainage_tiles_breach_split). Collective over the split's processes. */
 static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn progress,
                               void *progress_user, trn_error *err)
 {
@@ -1034,7 +1067,7 @@ static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn 
     if (tiled_src) cone_ok = (st = cone_make(t, j.src, &j.c, err)) == TRN_OK;
     /* Whether the input carries a transport (a fill keeps it): the same on every process. */
     bool src_transport = false;
-    if (!st && j.src >= 0 && kind == SPLIT_FILL) {
+    if (!st && j.src >= 0 && (kind == SPLIT_FILL || kind == SPLIT_BREACH)) {
         if (tiled_src) {
             const twin corner = {0, 0, 2, 2};
             trn_node_result *r = split_input(&j, corner, err, &st);
@@ -1142,6 +1175,12 @@ static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn 
                 in ? (const float *)in->outputs[j.src_pin].transport->data : NULL, err);
             trn_node_result_release(in);
         }
+    } else if (kind == SPLIT_BREACH) {
+        breach_put bp = {&j, t->L.keys[k], tile, src_transport};
+        st = trn_comm_agree(comm, st, err);
+        if (!st)
+            st = trn_drainage_tiles_breach_split(dt, comm, split_heights, &j, split_breach_emit,
+                                                 &bp, err);
     }
     free(buf);
     trn_drainage_tiles_free(dt);
@@ -1173,6 +1212,7 @@ static trn_status split_solve(tiler *t, int k, split_kind kind, trn_progress_fn 
     trn_comm_traffic(comm, &sent1, &received1);
     trn_tile_split *sp = t->split;
     sp->nodes++;
+    if (kind == SPLIT_BREACH) sp->breaches++;
     sp->stats.tiles += ts.tiles;
     sp->stats.tiles_owned += ts.tiles_owned;
     sp->stats.spill_nodes += ts.spill_nodes;
@@ -1295,7 +1335,7 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         if (st) {
             /* After a failure here, still meet the other processes where a split node would
              * (they learn of it there and stop). */
-            if (sk == SPLIT_DRAINAGE || sk == SPLIT_FILL)
+            if (sk == SPLIT_DRAINAGE || sk == SPLIT_FILL || sk == SPLIT_BREACH)
                 (void)trn_comm_agree(t->split->comm, st, NULL);
             continue;
         }

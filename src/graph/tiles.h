@@ -29,7 +29,8 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
 /* Global work shared by the processes of a tiled run (terrane-mpi generate).
  * Global nodes split with their results kept in tiles: a Drainage whose drainage pin only D8
  * Flow Accumulation nodes read (its accumulation mask and theirs go to the tile cache), those
- * Flow Accumulations, and a Drain Depressions that fills. Each process solves its run of the
+ * Flow Accumulations, and a Drain Depressions (filling, or breaching: the heights its tiles'
+ * exits pass on solved as a small graph on process 0). Each process solves its run of the
  * cache's tiles (trn_drainage_tiled_compute over comm, inputs read a tile at a time: a tile
  * node's computed on the tile, a global node's from memory or the cache) and writes them into
  * the folder shared_dir, which every process of comm reads and writes (the same folder on each,
@@ -42,7 +43,8 @@ typedef struct trn_tile_split {
     const char *shared_dir; /* the shared folder (NULL: no drainage split; the tile cache's own
                                folder is cache_dir's) */
     /* Filled by the evaluator: */
-    unsigned nodes;                 /* drainages and fills solved split */
+    unsigned nodes;                 /* drainages, fills and breaches solved split */
+    unsigned breaches;              /* of them, Drain Depressions that breach */
     trn_drainage_tiled_stats stats; /* summed over them */
     /* The first node that read a drainage or a split result whole, "node 'ID' (TYPE)" (a
      * Drainage is then gathered for it, a split result read from the shared folder), else "". */

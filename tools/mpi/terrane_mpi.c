@@ -499,6 +499,9 @@ static int generate_main(int rank, int size, int argc, char **argv)
                MPI_COMM_WORLD);
     MPI_Reduce(&er_moved, &er_moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&er_nodes, &er_nodes_most, 1, MPI_UNSIGNED, MPI_MAX, 0, MPI_COMM_WORLD);
+    /* Breaches split: counted by the processes that evaluate, which need not include 0. */
+    unsigned breaches = split.breaches, breaches_most = 0;
+    MPI_Reduce(&breaches, &breaches_most, 1, MPI_UNSIGNED, MPI_MAX, 0, MPI_COMM_WORLD);
     int workers = work != MPI_COMM_NULL, workers_all = 0;
     MPI_Reduce(&workers, &workers_all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     int status = 0;
@@ -516,6 +519,10 @@ static int generate_main(int rank, int size, int argc, char **argv)
                    most_d[0] - most_d[4], tiles < 64 ? 64u : (unsigned)tiles, most_d[4]);
         if (split.whole_for[0])
             printf("drainage: gathered whole for %s, which reads it whole\n", split.whole_for);
+        if (breaches_most)
+            printf("drain depressions: %u breach(es) split across %d processes (each breaches its "
+                   "tiles; the heights passed between tiles solved on process 0)\n",
+                   breaches_most, workers_all);
         if (most_d[3])
             printf("stream power: %llu node(s) with their steps on the output grid split across "
                    "%d processes by tiles of %lu, %.2f MiB sent in all\n",
