@@ -366,15 +366,17 @@ static void test_processes_files(void)
 
 /* A coarsened evolution with deposition sends its fine steps to the tiles: with tiles in a
  * folder that cannot be used it fails there (the whole grid would not read fine_dir), in a
- * usable one it gives the whole grid's bytes; with a cascade each level's steps too. */
+ * usable one it gives the whole grid's bytes; with a cascade each level's steps too, and with
+ * coarsen 8 the cascade's level of a sixteenth of the cells runs on the whole grid between tiled
+ * ones. */
 static void test_evolve_deposition(void)
 {
     char dir[512];
     CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
-    for (int cascade = 0; cascade < 2; cascade++) {
+    for (int cascade = 0; cascade < 3; cascade++) {
         trn_evolve_options o;
         trn_evolve_options_default(&o);
-        o.coarsen = 4;
+        o.coarsen = cascade == 2 ? 8u : 4u;
         o.fine_steps = 2;
         o.cascade_steps = cascade ? 2u : 0u;
         o.sp.steps = 6;

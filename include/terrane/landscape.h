@@ -190,7 +190,9 @@ typedef struct trn_evolve_options {
      * worked on one at a time, in unlinked files under fine_dir (NULL: in memory), so their
      * memory no longer grows with the grid (about 26 bytes a sample on disk instead of about 47
      * in memory); the same bytes as on the whole grid. Fine steps with mfd routing or a
-     * critical slope run on the whole grid whatever this says (default 0: whole grid). */
+     * critical slope, and a cascade's levels of at most a sixteenth of the output grid's cells
+     * (whose whole-grid state is smaller than the output grid's tiled steps hold around them),
+     * run on the whole grid whatever this says (default 0: whole grid). */
     uint32_t fine_tile;
     const char *fine_dir;
     /* With fine_tile: the processes that share the fine steps' tiles (terrane/comm.h; each

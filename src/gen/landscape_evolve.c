@@ -514,9 +514,10 @@ static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params
 }
 
 static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, uint32_t fine_steps,
-                               uint64_t seed, float **umask_out, float **kmask_out,
-                               evolve_prep *outer, trn_stream_power_report *report,
-                               trn_progress_fn progress, void *user, trn_error *err);
+                               uint64_t seed, uint64_t out_cells, float **umask_out,
+                               float **kmask_out, evolve_prep *outer,
+                               trn_stream_power_report *report, trn_progress_fn progress,
+                               void *user, trn_error *err);
 
 /* The slope (rise over run) of a bed brought back under the water, from the shore down to the
  * floor: about 15 degrees, a lake's or the sea's shoreface. */
@@ -638,7 +639,8 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
         trn_stream_power_params sp = held.sp;
         st = trn_stream_power_run(field, &sp, report, progress, user, err);
     } else {
-        st = evolve_level(field, &held, o->fine_steps, o->sp.seed, NULL, NULL, NULL, report,
+        st = evolve_level(field, &held, o->fine_steps, o->sp.seed,
+                          (uint64_t)field->cells_x * field->cells_z, NULL, NULL, NULL, report,
                           progress, user, err);
     }
     if (surface) {
@@ -654,17 +656,23 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
     return st;
 }
 
+/* With fine_tile: a level's fine steps run in tiles when its grid has more than the output
+ * grid's cells / TILED_LEVEL_RATIO (trn_evolve_options.fine_tile); the rest on the whole grid. */
+#define TILED_LEVEL_RATIO 16u
+
 /* One level of a coarsened run: field evolved o->coarsen times coarser, brought back, then
  * fine_steps steps on field's own grid (warp and fine steps drawn from seed). With
  * o->cascade_steps and an even coarsen of 4 or more, the grid twice as coarse as field's is
  * itself such a level (coarsen / 2, cascade_steps steps on its grid), and field comes back from
  * it: each halving of the cell between the evolution grid and the output adds valleys at its
  * own scale as tributaries of the coarser ones. umask_out / kmask_out (may be NULL) receive the
- * uplift and erodibility factors on field's grid (NULL when there are none). */
+ * uplift and erodibility factors on field's grid (NULL when there are none). out_cells: the
+ * output grid's cells (TILED_LEVEL_RATIO). */
 static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, uint32_t fine_steps,
-                               uint64_t seed, float **umask_out, float **kmask_out,
-                               evolve_prep *outer, trn_stream_power_report *report,
-                               trn_progress_fn progress, void *user, trn_error *err)
+                               uint64_t seed, uint64_t out_cells, float **umask_out,
+                               float **kmask_out, evolve_prep *outer,
+                               trn_stream_power_report *report, trn_progress_fn progress,
+                               void *user, trn_error *err)
 {
     trn_status st;
     if (umask_out) *umask_out = NULL;
@@ -758,7 +766,8 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
         mid.coarsen = o->coarsen / 2u;
         mid.sp.drainage_area = area;
         st = evolve_level(&coarse, &mid, o->cascade_steps, seed ^ (0x43415343ull * mid.coarsen),
-                          &level_umask, &level_kmask, chain, report, progress, user, err);
+                          out_cells, &level_umask, &level_kmask, chain, report, progress, user,
+                          err);
         umask = level_umask;
         ekmask = level_kmask;
     } else {
@@ -907,8 +916,15 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                 if (o->fine_routing != TRN_ROUTING_SAME) fsp.routing = o->fine_routing;
                 fsp.seed = seed ^ 0x46494E45ull; /* other draws than the coarse run's */
                 fsp.drainage_area = full_area;
+                /* A cascade's level of at most a sixteenth of the output grid's cells runs on the
+                 * whole grid (the same bytes): its whole-grid state, about 50 bytes a sample, is
+                 * then about 3 bytes an output sample, under what the output grid's own steps in
+                 * tiles hold around them, and the tiles' visits and files would cost it several
+                 * times its CPU. */
                 const bool tiled = o->fine_tile > 0 && fsp.routing != TRN_ROUTING_MFD &&
-                                   !(fsp.critical_slope > 0);
+                                   !(fsp.critical_slope > 0) &&
+                                   (uint64_t)field->cells_x * field->cells_z * TILED_LEVEL_RATIO >
+                                       out_cells;
                 st = tiled ? trn_stream_power_run_tiled_comm(&fine, &fsp, o->fine_tile, o->fine_dir,
                                                              o->fine_comm, NULL, NULL, progress,
                                                              user, err)

@@ -2891,7 +2891,10 @@ static double spt_dep_weight(const spt_run *r, const trn_stream_power_params *p,
  * is an exit there, which hands what it adds (cp, cq) to the sample it drains into. A tile
  * solves every sample whose donors are all known, keeps P and Q (the sums, then alpha and beta
  * once the receiver has pulled them) in PG and QG (NaN in P: not gathered yet), and wakes the
- * tiles whose samples its exits complete. */
+ * tiles whose samples its exits complete. A tile's first visit reads the whole tile; a later
+ * one only the box of the samples still waiting, grown by one sample within the tile for their
+ * donors (a waiting sample's receiver in the tile waits too, so the box holds every sample a
+ * later visit can gather, and every waiting donor of each: the counts stay whole). */
 typedef struct spt_gather {
     double *cp, *cq;       /* per root (exits): what it adds to its receiver's sums */
     uint32_t *feed_of;     /* per root (exits): its inflow task */
@@ -2900,6 +2903,8 @@ typedef struct spt_gather {
     const spt_task *feeds; /* inflow tasks by tile, sample: exit feeds sample start */
     const size_t *feed_at;
     uint8_t *visited;
+    uint32_t *box; /* per visited tile: its waiting samples' box and a sample around it, within
+                    * the tile, x0, z0, x1, z1 (exclusive; x0 == x1: none) */
     struct spt_dep_handoff *out; /* for exits into other processes' tiles, sent after a round */
     size_t nout, out_cap;
 } spt_gather;
@@ -2930,6 +2935,15 @@ static bool spt_pass_gather(spt_run *r, const trn_stream_power_params *p, double
 {
     uint32_t x0, z0, x1, z1, wx0, wz0, ww, wh;
     spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    const uint32_t tx0 = x0, tz0 = z0, tx1 = x1, tz1 = z1;
+    uint32_t *box = g->box + 4u * (size_t)t;
+    if (g->visited[t]) {
+        if (box[0] == box[2]) return true; /* nothing waits */
+        x0 = box[0];
+        z0 = box[1];
+        x1 = box[2];
+        z1 = box[3];
+    }
     spt_halo(r, x0, z0, x1, z1, &wx0, &wz0, &ww, &wh);
     const uint32_t w = x1 - x0, h = z1 - z0, NX = r->s.nx, NZ = r->s.nz;
     const size_t tn = (size_t)w * h;
@@ -2966,6 +2980,8 @@ static bool spt_pass_gather(spt_run *r, const trn_stream_power_params *p, double
     for (size_t f = g->feed_at[t]; f < g->feed_at[t + 1]; f++) {
         if (g->group[f] != f) continue;
         const uint32_t v = g->feeds[f].start;
+        /* Outside the box: gathered already (a waiting sample lies in it). */
+        if (v % NX < x0 || v % NX >= x1 || v / NX < z0 || v / NX >= z1) continue;
         const size_t k = (size_t)(v / NX - z0) * w + (v % NX - x0);
         fl[k] = (uint32_t)f;
         pend[k] += g->wait[f];
@@ -3040,6 +3056,25 @@ static bool spt_pass_gather(spt_run *r, const trn_stream_power_params *p, double
         g->out[g->nout++] = (spt_dep_handoff){q, 0, cp, cq};
     }
 #undef SPT_H
+    /* The box the next visit reads: the samples still waiting, and a sample around them. */
+    uint32_t bx0 = x1, bz0 = z1, bx1 = x0, bz1 = z0;
+    for (size_t k = 0; k < tn; k++) {
+        if (!isnan(P[k])) continue;
+        const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
+        if (i < bx0) bx0 = i;
+        if (i + 1u > bx1) bx1 = i + 1u;
+        if (j < bz0) bz0 = j;
+        if (j + 1u > bz1) bz1 = j + 1u;
+    }
+    if (bx0 < bx1) {
+        box[0] = bx0 > tx0 ? bx0 - 1u : tx0;
+        box[1] = bz0 > tz0 ? bz0 - 1u : tz0;
+        box[2] = bx1 < tx1 ? bx1 + 1u : tx1;
+        box[3] = bz1 < tz1 ? bz1 + 1u : tz1;
+    } else {
+        box[0] = box[2] = tx0;
+        box[1] = box[3] = tz0;
+    }
     return spt_io(&r->PG, true, x0, z0, w, h, P, w) && spt_io(&r->QG, true, x0, z0, w, h, Q, w);
 }
 
@@ -3547,6 +3582,7 @@ static void spt_gather_free(spt_gather *g)
     free(g->group);
     free(g->wait);
     free(g->visited);
+    free(g->box);
     free(g->out);
 }
 
@@ -3931,6 +3967,7 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     spt_gather gat;
     memset(&gat, 0, sizeof gat);
     gat.visited = dep ? malloc(r.ntiles) : NULL;
+    gat.box = dep ? malloc(4u * (size_t)r.ntiles * sizeof *gat.box) : NULL;
     uint32_t *wake = NULL;
     uint8_t *queued = NULL;
     size_t *task_at = malloc(((size_t)r.ntiles + 1u) * sizeof *task_at);
@@ -3938,7 +3975,8 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     queued = malloc(r.ntiles);
     inc.visited = malloc(r.ntiles);
     inc.boxed = malloc(r.ntiles);
-    ok = ok && task_at && wake && queued && inc.visited && inc.boxed && (!dep || gat.visited);
+    ok = ok && task_at && wake && queued && inc.visited && inc.boxed &&
+         (!dep || (gat.visited && gat.box));
     /* Across processes every collective below is called by every process in the same order:
      * what decides whether a block runs (the pits' total, the parameters) is the same on all,
      * and each collective first agrees that no process has failed. */
