@@ -3490,19 +3490,26 @@ static bool spt_inflows(spt_run *r, bool ok, spt_task **tasks_out, size_t *ntask
     return ok;
 }
 
-/* Incision over this process's tiles, first in first out as the heights their exits drain
- * into become known; across processes in rounds: each process runs until none of its tiles
- * can go, then every process's new heights for exits in other processes' tiles are
- * all-gathered, and the rounds end when no process has any to send. Each sample is computed
- * once from the same operands whatever the order of the visits. */
-static bool spt_incise_all(spt_run *r, const trn_stream_power_params *p, double cell_area,
-                           spt_incision *inc, uint32_t *wake, uint8_t *queued, bool ok)
+/* A pass over this process's tiles that visits each as what its exits wait for becomes known:
+ * visit runs one tile (it may queue others), arrive takes one handoff from another process
+ * (handoff bytes each, queued by the pass in *out, *nout) and queues the tile it is for. */
+typedef struct spt_rounds {
+    bool (*visit)(spt_run *r, void *pass, uint32_t t, uint32_t *wake, size_t *nw, uint8_t *queued);
+    void (*arrive)(spt_run *r, void *pass, const void *h, uint32_t *wake, size_t *nw,
+                   uint8_t *queued);
+    /* The handoffs queued for other processes and their count (the driver clears it). */
+    void (*outbox)(void *pass, const void **out, size_t **nout);
+    void *pass;
+    size_t handoff;
+    uint32_t *rounds; /* counts the rounds that carried any handoff (NULL: not counted) */
+} spt_rounds;
+
+/* First in first out over this process's tiles; across processes in rounds: each process runs
+ * until none of its tiles can go, then every process's handoffs for other processes' tiles are
+ * all-gathered, and the rounds end when no process has any to send. */
+static bool spt_rounds_run(spt_run *r, const spt_rounds *d, uint32_t *wake, uint8_t *queued,
+                           bool ok)
 {
-    if (ok) {
-        memset(inc->visited, 0, r->ntiles);
-        memset(inc->boxed, 0, r->ntiles);
-        memset(queued, 0, r->ntiles);
-    }
     size_t nw = 0, head = 0;
     for (uint32_t t = r->first; t < r->last && ok; t++) {
         wake[nw++] = t;
@@ -3514,37 +3521,85 @@ static bool spt_incise_all(spt_run *r, const trn_stream_power_params *p, double 
         while (head < nw && ok) {
             const uint32_t t = wake[head++ % r->ntiles];
             queued[t] = 0;
-            ok = spt_pass_incise(r, p, cell_area, t, inc, wake, &nw, queued);
+            ok = d->visit(r, d->pass, t, wake, &nw, queued);
         }
         if (!r->comm) return ok;
         uint64_t ms = 0, mr = 0;
         trn_comm_traffic(r->comm, &ms, &mr);
         void *all = NULL;
         uint64_t *counts = NULL;
+        const void *out = NULL;
+        size_t *nout = NULL;
+        d->outbox(d->pass, &out, &nout);
         ok = spt_agree(r, ok) &&
-             trn_comm_allgather(r->comm, inc->out, (uint64_t)inc->nout * sizeof *inc->out, &all,
-                                &counts, NULL) == TRN_OK;
-        inc->nout = 0;
+             trn_comm_allgather(r->comm, out, (uint64_t)(*nout * d->handoff), &all, &counts,
+                                NULL) == TRN_OK;
+        *nout = 0;
         uint64_t total = 0;
         for (int k = 0; ok && k < trn_comm_size(r->comm); k++)
             total += counts[k];
-        const spt_handoff *h = all;
-        for (size_t k = 0; ok && k < (size_t)(total / sizeof *h); k++) {
-            const uint32_t q = h[k].q, to = spt_tile_of(r, r->roots[q].v);
-            if (to < r->first || to >= r->last) continue;
-            inc->hr[q] = h[k].hr;
-            inc->known[q] = 1;
-            if (!queued[to]) {
-                queued[to] = 1;
-                wake[nw++ % r->ntiles] = to;
-            }
-        }
+        for (size_t k = 0; ok && k < (size_t)(total / d->handoff); k++)
+            d->arrive(r, d->pass, (const uint8_t *)all + k * d->handoff, wake, &nw, queued);
         free(all);
         free(counts);
         spt_count(r, 2, &ms, &mr);
-        if (r->stats && ok && total) r->stats->incision_rounds++;
+        if (d->rounds && ok && total) (*d->rounds)++;
         if (!ok || !total) return ok;
     }
+}
+
+typedef struct spt_incise_pass {
+    const trn_stream_power_params *p;
+    double cell_area;
+    spt_incision *inc;
+} spt_incise_pass;
+
+static bool spt_incise_visit(spt_run *r, void *pass, uint32_t t, uint32_t *wake, size_t *nw,
+                             uint8_t *queued)
+{
+    spt_incise_pass *ip = pass;
+    return spt_pass_incise(r, ip->p, ip->cell_area, t, ip->inc, wake, nw, queued);
+}
+
+static void spt_incise_outbox(void *pass, const void **out, size_t **nout)
+{
+    spt_incision *inc = ((spt_incise_pass *)pass)->inc;
+    *out = inc->out;
+    *nout = &inc->nout;
+}
+
+/* A new height for an exit draining into one of this process's tiles. */
+static void spt_incise_arrive(spt_run *r, void *pass, const void *handoff, uint32_t *wake,
+                              size_t *nw, uint8_t *queued)
+{
+    spt_incision *inc = ((spt_incise_pass *)pass)->inc;
+    spt_handoff h;
+    memcpy(&h, handoff, sizeof h);
+    const uint32_t to = spt_tile_of(r, r->roots[h.q].v);
+    if (to < r->first || to >= r->last) return;
+    inc->hr[h.q] = h.hr;
+    inc->known[h.q] = 1;
+    if (!queued[to]) {
+        queued[to] = 1;
+        wake[(*nw)++ % r->ntiles] = to;
+    }
+}
+
+/* Incision over this process's tiles, in rounds (spt_rounds_run) as the heights their exits
+ * drain into become known. Each sample is computed once from the same operands whatever the
+ * order of the visits. */
+static bool spt_incise_all(spt_run *r, const trn_stream_power_params *p, double cell_area,
+                           spt_incision *inc, uint32_t *wake, uint8_t *queued, bool ok)
+{
+    if (ok) {
+        memset(inc->visited, 0, r->ntiles);
+        memset(inc->boxed, 0, r->ntiles);
+        memset(queued, 0, r->ntiles);
+    }
+    spt_incise_pass ip = {p, cell_area, inc};
+    const spt_rounds d = {spt_incise_visit, spt_incise_arrive, spt_incise_outbox, &ip,
+                          sizeof *inc->out, r->stats ? &r->stats->incision_rounds : NULL};
+    return spt_rounds_run(r, &d, wake, queued, ok);
 }
 
 /* The step's gathering state over the routed forest's roots and inflow tasks. */
@@ -3586,9 +3641,40 @@ static void spt_gather_free(spt_gather *g)
     free(g->out);
 }
 
-/* Deposition's first pass over this process's tiles, first in first out as the exits into
- * their samples become known; across processes in rounds as spt_incise_all. Each sample is
- * gathered once, from the same operands in the same order, whatever the order of the visits. */
+typedef struct spt_gather_pass {
+    const trn_stream_power_params *p;
+    double cell_area;
+    spt_gather *g;
+} spt_gather_pass;
+
+static bool spt_gather_visit(spt_run *r, void *pass, uint32_t t, uint32_t *wake, size_t *nw,
+                             uint8_t *queued)
+{
+    spt_gather_pass *gp = pass;
+    return spt_pass_gather(r, gp->p, gp->cell_area, t, gp->g, wake, nw, queued);
+}
+
+static void spt_gather_outbox(void *pass, const void **out, size_t **nout)
+{
+    spt_gather *g = ((spt_gather_pass *)pass)->g;
+    *out = g->out;
+    *nout = &g->nout;
+}
+
+/* An exit's contribution to a sample of one of this process's tiles. */
+static void spt_gather_handoff(spt_run *r, void *pass, const void *handoff, uint32_t *wake,
+                               size_t *nw, uint8_t *queued)
+{
+    spt_dep_handoff h;
+    memcpy(&h, handoff, sizeof h);
+    const uint32_t to = spt_tile_of(r, r->roots[h.q].target);
+    if (to < r->first || to >= r->last) return;
+    spt_gather_arrive(r, ((spt_gather_pass *)pass)->g, h.q, h.cp, h.cq, wake, nw, queued);
+}
+
+/* Deposition's first pass over this process's tiles, in rounds (spt_rounds_run) as the exits
+ * into their samples become known. Each sample is gathered once, from the same operands in the
+ * same order, whatever the order of the visits. */
 static bool spt_gather_all(spt_run *r, const trn_stream_power_params *p, double cell_area,
                            spt_gather *g, uint32_t *wake, uint8_t *queued, bool ok)
 {
@@ -3596,40 +3682,10 @@ static bool spt_gather_all(spt_run *r, const trn_stream_power_params *p, double 
         memset(g->visited, 0, r->ntiles);
         memset(queued, 0, r->ntiles);
     }
-    size_t nw = 0, head = 0;
-    for (uint32_t t = r->first; t < r->last && ok; t++) {
-        wake[nw++] = t;
-        queued[t] = 1;
-    }
-    for (;;) {
-        while (head < nw && ok) {
-            const uint32_t t = wake[head++ % r->ntiles];
-            queued[t] = 0;
-            ok = spt_pass_gather(r, p, cell_area, t, g, wake, &nw, queued);
-        }
-        if (!r->comm) return ok;
-        uint64_t ms = 0, mr = 0;
-        trn_comm_traffic(r->comm, &ms, &mr);
-        void *all = NULL;
-        uint64_t *counts = NULL;
-        ok = spt_agree(r, ok) &&
-             trn_comm_allgather(r->comm, g->out, (uint64_t)g->nout * sizeof *g->out, &all,
-                                &counts, NULL) == TRN_OK;
-        g->nout = 0;
-        uint64_t total = 0;
-        for (int k = 0; ok && k < trn_comm_size(r->comm); k++)
-            total += counts[k];
-        const spt_dep_handoff *h = all;
-        for (size_t k = 0; ok && k < (size_t)(total / sizeof *h); k++) {
-            const uint32_t q = h[k].q, to = spt_tile_of(r, r->roots[q].target);
-            if (to < r->first || to >= r->last) continue;
-            spt_gather_arrive(r, g, q, h[k].cp, h[k].cq, wake, &nw, queued);
-        }
-        free(all);
-        free(counts);
-        spt_count(r, 2, &ms, &mr);
-        if (!ok || !total) return ok;
-    }
+    spt_gather_pass gp = {p, cell_area, g};
+    const spt_rounds d = {spt_gather_visit, spt_gather_handoff, spt_gather_outbox, &gp,
+                          sizeof *g->out, NULL};
+    return spt_rounds_run(r, &d, wake, queued, ok);
 }
 
 /* The result on every process: each process's tiles (heights, drainage area) all-gathered into
