@@ -2027,7 +2027,8 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     if (s.n < SP_PARALLEL_MIN_SAMPLES && !mfd) {
         team = p->threads > 0 ? p->threads : omp_get_max_threads();
         /* By default no more threads than cores free now (at least one). */
-        if (p->threads == 0 && team > 1 + sp_idle_cores()) team = 1 + sp_idle_cores();
+        const int free_cores = p->threads == 0 ? 1 + sp_idle_cores() : team;
+        if (team > free_cores) team = free_cores;
         if (team > 1) omp_set_num_threads(1); /* sp_route_pits's regions: on its one thread */
     }
     /* Otherwise a step opens about ten parallel regions; on small grids their barriers cost
