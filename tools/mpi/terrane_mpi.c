@@ -69,8 +69,14 @@ static void report_failure(int rank, trn_status st, const trn_error *err)
     int speaker = size;
     MPI_Allreduce(&own, &speaker, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (rank == speaker) {
+        /* Where in the file, as terrane's own messages say it: line:column, else the byte. */
+        char where[64] = "";
+        if (err->line > 0)
+            snprintf(where, sizeof where, ":%d:%d", err->line, err->column);
+        else if (err->offset >= 0)
+            snprintf(where, sizeof where, " (byte %lld)", (long long)err->offset);
         if (err->file[0])
-            fprintf(stderr, "terrane-mpi: %s: %s\n", err->file, err->message);
+            fprintf(stderr, "terrane-mpi: %s%s: %s\n", err->file, where, err->message);
         else
             fprintf(stderr, "terrane-mpi: %s\n", err->message);
     }
@@ -325,7 +331,21 @@ static int generate_main(int rank, int size, int argc, char **argv)
     }
     if (bad || !recipe_path || !out || tiles < 16 || tiles > 65536 || tiles % 16 ||
         threads > 4096) {
-        if (rank == 0) fputs(usage, stderr);
+        if (rank == 0) {
+            /* Say what is wrong before the usage. */
+            if (!bad && recipe_path && out && threads <= 4096)
+                fprintf(stderr, "terrane-mpi generate: --tiles must be a multiple of 16 from 16 "
+                                "to 65536 (the GeoTIFF's tile), not %lu\n", tiles);
+            else if (!bad && (!recipe_path || !out))
+                fprintf(stderr, "terrane-mpi generate: %s\n",
+                        !recipe_path ? "a recipe is required" : "-o OUT.tif is required");
+            else if (!bad)
+                fprintf(stderr, "terrane-mpi generate: --threads %lu is more than 4096\n",
+                        threads);
+            else
+                fprintf(stderr, "terrane-mpi generate: bad argument (see the usage below)\n");
+            fputs(usage, stderr);
+        }
         MPI_Finalize();
         return 2;
     }
