@@ -177,11 +177,11 @@ fi
 # A recipe that is not JSON: the message names the line and column, as terrane generate's does.
 printf '{"size": [100, 100],\n "resolution": [10,' >"$work/broken.json"
 "$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/broken.json" --tiles 16 \
-    -o "$work/bad.tif" >"$work/bad.txt" 2>&1
+    -o "$work/bad.tif" >"$work/bad.txt" 2>&1 && { echo "FAIL: broken JSON accepted"; fail=1; }
 grep -q 'broken.json:2:[0-9]*: invalid JSON' "$work/bad.txt" || { echo "FAIL: no line:column for broken JSON"; cat "$work/bad.txt"; fail=1; }
-# A tile size the GeoTIFF cannot take: exit 2 and a message saying which, not only the usage.
+# A tile size the GeoTIFF cannot take: refused with a message saying which, not only the usage.
 "$mpirun" -np "$np" --oversubscribe "$tool" generate "$recipe" --tiles 10 -o "$work/bad.tif" \
-    >"$work/bad.txt" 2>&1
+    >"$work/bad.txt" 2>&1 && { echo "FAIL: --tiles 10 accepted"; fail=1; }
 grep -q -- '--tiles must be a multiple of 16 from 16 to 65536 (the GeoTIFF.s tile), not 10' "$work/bad.txt" || {
     echo "FAIL: --tiles 10 not named"; cat "$work/bad.txt"; fail=1; }
 [ ! -e "$work/bad.tif" ] || { echo "FAIL: an output was written"; fail=1; }
