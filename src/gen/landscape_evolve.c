@@ -336,10 +336,10 @@ static double coarse_cubic(const float *g, uint32_t cx, uint32_t cz, double fx, 
  * detail, input - smooth_before at each fine sample, from the input through the warp and the
  * spline of the coarse grid before the run; and the uplift and erodibility factors on the
  * level's grid, interpolated from the innermost run's (inputs) level by level. The innermost
- * run of a cascade may keep to one thread (trn_sp_one_thread: MFD routing, or no core free),
- * so its idle threads make these for every level while it runs; each level then reads what was
- * made and makes the rest as before, with the same operations in the same order, so the bytes
- * are the same whoever made a value. */
+ * run of a cascade is often too small for threads (trn_sp_one_thread), so its idle threads
+ * make these for every level while it runs; each level then reads what was made and makes the
+ * rest as before, with the same operations in the same order, so the bytes are the same
+ * whoever made a value. */
 typedef struct evolve_prep {
     const float *heights; /* the level's input */
     uint32_t cells_x, cells_z, cx, cz;

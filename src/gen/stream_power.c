@@ -47,13 +47,11 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
 /* Stack positions ahead of the current one whose samples the passes in stack order prefetch:
  * breadth first, consecutive samples lie apart. */
 #define SP_AHEAD 64u
-/* Grids with fewer samples do not open a parallel region per pass: a step opens about a dozen,
- * and on a quiet machine 100 steps on 257^2 took 0.17 s on two threads against 0.14 s on one (1.5x
- * the CPU), 362^2 gained 1.1x for 1.3x the CPU, 513^2 1.26x (bench_busy evolve, 2026-12-05).
- * Waiting threads sleep; they spun when this was 2^19, and 257^2 and 513^2 then ran 3-7 times
- * slower on two threads with other work on the cores. Such grids run in one region for the
- * whole run (sp_run_team) while cores are free, else on one thread. Each pass that splits has a
- * _team form (a worksharing loop for a team already running) and a form that opens its own. */
+/* Grids with fewer samples run on one thread: a step opens about a dozen parallel regions, and
+ * on a quiet machine 100 steps on 257^2 take 0.17 s on two threads against 0.14 s on one (1.5x
+ * the CPU), 362^2 gains 1.1x for 1.3x the CPU, 513^2 1.26x (bench_busy evolve, 2026-12-05). Waiting
+ * threads sleep; they spun when this was 2^19, and 257^2 and 513^2 then ran 3-7 times slower on
+ * two threads with other work on the cores. */
 #define SP_PARALLEL_MIN_SAMPLES (1u << 17)
 
 /* The implicit incision of one sample: Newton on g(x) = x - h0 + fd (x - hr)^n, x in (hr, h0],
@@ -157,7 +155,6 @@ typedef struct sp_state {
     uint32_t *stack; /* n + 8: sp_tree writes past its top */
     uint32_t *tree_at; /* where each base-level sample's tree starts in the stack, then n */
     size_t ntrees;
-    uint64_t pits;              /* sp_receivers's count, summed over the team */
     size_t nchunk;              /* the stack cut at tree starts for the threads */
     size_t chunk_at[SP_MAX_CHUNKS + 1];
     uint32_t *basin; /* closed-depression routing: each sample's basin */
@@ -381,7 +378,7 @@ static uint32_t sp_salt(uint64_t seed)
 /* Steepest strict descent (or Rho8's randomised one) per sample; returns the number of interior pits. Each sample reads
  * only heights, so rows split over threads give the same result. The border is base level, so
  * interior samples need no bounds checks. */
-static void sp_receivers_team(sp_state *s, bool rho8, uint32_t salt)
+static uint64_t sp_receivers(sp_state *s, bool rho8, uint32_t salt)
 {
     const uint32_t nx = s->nx, nz = s->nz;
     const double *h = s->h;
@@ -400,7 +397,7 @@ static void sp_receivers_team(sp_state *s, bool rho8, uint32_t salt)
     const double inv_x = 1.0 / s->dx, inv_z = 1.0 / s->dz;
     const double inv_unit = 1.4142135623730951 / s->dd;
     uint64_t pits = 0;
-#pragma omp for schedule(static) nowait
+#pragma omp parallel for schedule(static) reduction(+ : pits)
     for (uint32_t j = 0; j < nz; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
@@ -425,29 +422,17 @@ static void sp_receivers_team(sp_state *s, bool rho8, uint32_t salt)
             rcv[k] = (uint32_t)((int64_t)k + off[c]);
         }
     }
-    /* Each thread's count into the shared one (zeroed before the team came here). */
-#pragma omp atomic
-    s->pits += pits;
-#pragma omp barrier
-}
-
-/* sp_receivers_team in a region of its own; returns the number of interior pits. */
-static uint64_t sp_receivers(sp_state *s, bool rho8, uint32_t salt)
-{
-    s->pits = 0;
-#pragma omp parallel
-    sp_receivers_team(s, rho8, salt);
-    return s->pits;
+    return pits;
 }
 
 /* The donor masks from the receiver codes: bit d of dmask[v] is set when the neighbour in
  * direction d has v as its receiver (its code points back, (d + 4) mod 8). */
-static void sp_donors_team(sp_state *s)
+static void sp_donors(sp_state *s)
 {
     const uint32_t nx = s->nx, nz = s->nz;
     const uint8_t *rc = s->rcode;
     uint8_t *dm = s->dmask;
-#pragma omp for schedule(static)
+#pragma omp parallel for schedule(static)
     for (uint32_t j = 0; j < nz; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
@@ -475,13 +460,6 @@ static void sp_donors_team(sp_state *s)
                                     (up[i - 1] == 1) << 5 | (up[i] == 2) << 6 |
                                     (up[i + 1] == 3) << 7);
     }
-}
-
-/* sp_donors_team in a region of its own. */
-static void sp_donors(sp_state *s)
-{
-#pragma omp parallel
-    sp_donors_team(s);
 }
 
 /* The tree of donors below root, breadth first, appended to stack at top (the stack is its
@@ -535,7 +513,7 @@ static void sp_chunks(sp_state *s)
 {
     size_t want = 1;
 #ifdef _OPENMP
-    want = (size_t)(omp_in_parallel() ? omp_get_num_threads() : omp_get_max_threads());
+    want = (size_t)omp_get_max_threads();
 #endif
     if (want > SP_MAX_CHUNKS) want = SP_MAX_CHUNKS;
     size_t c = 1;
@@ -1006,15 +984,15 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
 }
 
 /* Drainage area in samples, donors before receivers (the stack backwards), piece by piece. */
-static void sp_area_team(sp_state *s)
+static void sp_area(sp_state *s)
 {
     const size_t n = s->n;
     uint32_t *area = s->area;
     const uint32_t *stack = s->stack, *rcv = s->rcv;
-#pragma omp for schedule(static)
+#pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++)
         area[k] = 1;
-#pragma omp for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1)
     for (size_t c = 0; c < s->nchunk; c++) {
         const size_t lo = s->chunk_at[c];
         for (size_t t = s->chunk_at[c + 1]; t-- > lo;) {
@@ -1027,13 +1005,6 @@ static void sp_area_team(sp_state *s)
             if (r != v) area[r] += area[v];
         }
     }
-}
-
-/* sp_area_team in a region of its own. */
-static void sp_area(sp_state *s)
-{
-#pragma omp parallel
-    sp_area_team(s);
 }
 
 static trn_status check_param(trn_error *err, const char *name, bool ok, const char *expect,
@@ -1412,37 +1383,30 @@ static void deposit_range(sp_state *s, const trn_stream_power_params *p, double 
 }
 
 /* Implicit incision along the stack, piece by piece (each piece whole trees). */
-static void sp_incise_team(sp_state *s, const trn_stream_power_params *p, double cell_area)
+static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell_area)
 {
     if (p->deposition > 0) {
-#pragma omp for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1)
         for (size_t c = 0; c < s->nchunk; c++)
             deposit_range(s, p, cell_area, s->chunk_at[c], s->chunk_at[c + 1]);
         return;
     }
-#pragma omp for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1)
     for (size_t c = 0; c < s->nchunk; c++)
         incise_range(s, p, cell_area, s->chunk_at[c], s->chunk_at[c + 1]);
 }
 
-/* sp_incise_team in a region of its own. */
-static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell_area)
-{
-#pragma omp parallel
-    sp_incise_team(s, p, cell_area);
-}
-
 /* One explicit diffusion substep, every sample from the previous values (the border and the
  * listed interior base-level samples are copied afterwards). */
-static void diffuse_rows_team(const sp_state *s, const double *h, double *out, double ax, double az,
-                              double kdt)
+static void diffuse_rows(const sp_state *s, const double *h, double *out, double ax, double az,
+                         double kdt)
 {
     const uint32_t nx = s->nx, nz = s->nz;
     diffuse_row_fn row_fn = diffuse_row_default;
 #if HAVE_AVX2_VARIANT
     if (s->avx2) row_fn = diffuse_row_avx2;
 #endif
-#pragma omp for schedule(static)
+#pragma omp parallel for schedule(static)
     for (uint32_t j = 0; j < nz; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
@@ -1453,14 +1417,6 @@ static void diffuse_rows_team(const sp_state *s, const double *h, double *out, d
         out[row] = h[row];
         out[row + nx - 1u] = h[row + nx - 1u];
     }
-}
-
-/* diffuse_rows_team in a region of its own. */
-static void diffuse_rows(const sp_state *s, const double *h, double *out, double ax, double az,
-                         double kdt)
-{
-#pragma omp parallel
-    diffuse_rows_team(s, h, out, ax, az, kdt);
 }
 
 /* One row of diffusion with each sample's factor on Kd (fu, fm, fd: the factors of the rows
@@ -1482,12 +1438,12 @@ static void diffuse_row_varied(const double *up, const double *mid, const double
 }
 
 /* diffuse_rows with each sample's factor on Kd (s->dfac). */
-static void diffuse_rows_varied_team(const sp_state *s, const double *h, double *out, double ax,
-                                     double az, double kdt)
+static void diffuse_rows_varied(const sp_state *s, const double *h, double *out, double ax,
+                                double az, double kdt)
 {
     const uint32_t nx = s->nx, nz = s->nz;
     const float *f = s->dfac;
-#pragma omp for schedule(static)
+#pragma omp parallel for schedule(static)
     for (uint32_t j = 0; j < nz; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
@@ -1501,14 +1457,6 @@ static void diffuse_rows_varied_team(const sp_state *s, const double *h, double 
     }
 }
 
-/* diffuse_rows_varied_team in a region of its own. */
-static void diffuse_rows_varied(const sp_state *s, const double *h, double *out, double ax,
-                                double az, double kdt)
-{
-#pragma omp parallel
-    diffuse_rows_varied_team(s, h, out, ax, az, kdt);
-}
-
 /* The walls take the heights of the samples inside them (land: no flux across the edge) or
  * go back to SP_WALL. */
 static void sp_walls(sp_state *s, bool land)
@@ -1519,25 +1467,16 @@ static void sp_walls(sp_state *s, bool land)
 
 /* Explicit diffusion (5-point Laplacian), base level fixed, substeps for stability. Each
  * sample reads the previous values only, so threads cannot change the result. */
-static uint32_t sp_diffuse_substeps(const sp_state *s, const trn_stream_power_params *p,
-                                    double *kdt)
+static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
 {
+    if (p->diffusion <= 0) return;
     const double ax = 1.0 / (s->dx * s->dx), az = 1.0 / (s->dz * s->dz);
     /* Creep varying with the rock: stable for the largest factor. */
     const double fmax = s->dfac ? s->dfac_max : 1.0;
     const double limit = 0.45 / (p->diffusion * fmax * (ax + az));
     uint32_t sub = (uint32_t)ceil(p->dt / limit);
     if (sub < 1) sub = 1;
-    *kdt = p->diffusion * p->dt / (double)sub;
-    return sub;
-}
-
-static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
-{
-    if (p->diffusion <= 0) return;
-    const double ax = 1.0 / (s->dx * s->dx), az = 1.0 / (s->dz * s->dz);
-    double kdt;
-    const uint32_t sub = sp_diffuse_substeps(s, p, &kdt);
+    const double kdt = p->diffusion * p->dt / (double)sub;
     for (uint32_t it = 0; it < sub; it++) {
         sp_walls(s, true);
         if (s->dfac)
@@ -1551,33 +1490,6 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
         s->tmp = t;
     }
     sp_walls(s, false);
-}
-
-/* sp_diffuse by a team already running: the same substeps, the serial pieces (walls, the
- * interior base level, the swap) on one thread between the rows' passes. */
-static void sp_diffuse_team(sp_state *s, const trn_stream_power_params *p)
-{
-    if (p->diffusion <= 0) return;
-    const double ax = 1.0 / (s->dx * s->dx), az = 1.0 / (s->dz * s->dz);
-    double kdt;
-    const uint32_t sub = sp_diffuse_substeps(s, p, &kdt);
-#pragma omp single
-    sp_walls(s, true);
-    for (uint32_t it = 0; it < sub; it++) {
-        if (s->dfac)
-            diffuse_rows_varied_team(s, s->h, s->tmp, ax, az, kdt);
-        else
-            diffuse_rows_team(s, s->h, s->tmp, ax, az, kdt);
-#pragma omp single
-        {
-            for (size_t q = 0; q < s->nibase; q++)
-                s->tmp[s->ibase[q]] = s->h[s->ibase[q]];
-            double *t = s->h;
-            s->h = s->tmp;
-            s->tmp = t;
-            sp_walls(s, it + 1u < sub);
-        }
-    }
 }
 
 /* The border follows the land down: each border sample (not under the sea) is lowered to its
@@ -1609,7 +1521,7 @@ static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
 }
 
 /* Uplift of every sample above base level (a select, so the loop vectorises). */
-static void sp_uplift_team(sp_state *s, const trn_stream_power_params *p)
+static void sp_uplift(sp_state *s, const trn_stream_power_params *p)
 {
     const double u = p->uplift * p->dt;
     const uint8_t *base = s->base;
@@ -1617,28 +1529,21 @@ static void sp_uplift_team(sp_state *s, const trn_stream_power_params *p)
     const float *mask = p->uplift_mask;
     const size_t n = s->n;
     if (mask) {
-#pragma omp for schedule(static)
+#pragma omp parallel for schedule(static)
         for (size_t k = 0; k < n; k++)
             h[k] = base[k] ? h[k] : h[k] + u * (double)mask[k];
     } else {
-#pragma omp for schedule(static)
+#pragma omp parallel for schedule(static)
         for (size_t k = 0; k < n; k++)
             h[k] = base[k] ? h[k] : h[k] + u * 1.0;
     }
 }
 
-/* sp_uplift_team in a region of its own. */
-static void sp_uplift(sp_state *s, const trn_stream_power_params *p)
-{
-#pragma omp parallel
-    sp_uplift_team(s, p);
-}
-
-static void sp_critical_team(sp_state *s, const trn_stream_power_params *p)
+static void sp_critical(sp_state *s, const trn_stream_power_params *p)
 {
     if (p->critical_slope <= 0) return;
     const double tc = tan(p->critical_slope * 3.14159265358979323846 / 180.0);
-#pragma omp for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1)
     for (size_t c = 0; c < s->nchunk; c++)
         for (size_t t = s->chunk_at[c]; t < s->chunk_at[c + 1]; t++) {
             const uint32_t v = s->stack[t], r = s->rcv[v];
@@ -1646,14 +1551,6 @@ static void sp_critical_team(sp_state *s, const trn_stream_power_params *p)
             const double top = s->h[r] + tc * s->dist[s->rcode[v]];
             if (s->h[v] > top) s->h[v] = top;
         }
-}
-
-/* sp_critical_team in a region of its own. */
-static void sp_critical(sp_state *s, const trn_stream_power_params *p)
-{
-    if (p->critical_slope <= 0) return;
-#pragma omp parallel
-    sp_critical_team(s, p);
 }
 
 /* Outlet borders: the ring outside the field's border (the grid is one sample larger each
@@ -1747,92 +1644,11 @@ static trn_status sp_check_run(const trn_field *field, const trn_stream_power_pa
     return TRN_OK;
 }
 
-/* Cores no other process is running on now: the online CPUs less the runnable tasks of
- * /proc/loadavg other than this thread (the drainage's strips follow the same rule). A team
- * whose threads cannot all run at once waits at every barrier for one that is not running, so
- * small grids stay on one thread on a busy machine; the bytes are the same either way. */
-static int sp_idle_cores(void)
-{
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    FILE *f = fopen("/proc/loadavg", "r");
-    long running = -1;
-    if (f) {
-        double a, b, c;
-        if (fscanf(f, "%lf %lf %lf %ld/", &a, &b, &c, &running) != 4) running = -1;
-        fclose(f);
-    }
-    if (cpus < 1 || running < 1) return 0;
-    const long idle = cpus - running; /* running counts this thread */
-    return idle > 0 ? (int)idle : 0;
-}
-
-/* The steps on small grids: one parallel region for the whole run, the team held in it, so a
- * step costs a dozen barriers instead of a dozen regions opened and closed (with waiting
- * threads asleep, each a round of wake-ups). The passes over rows and over the stack's pieces
- * split as in their own regions; the stack or the closed-depression routing, the border and
- * the progress run on one thread while the others wait at the next barrier. The same
- * operations on every sample as sp_run_steps, so the same bytes on any thread count. */
-static trn_status sp_run_team(sp_state *s, const trn_stream_power_params *p, int team, bool rho8,
-                              uint32_t salt, double cell_area, trn_progress *pr,
-                              trn_stream_power_report *report, double **before, trn_error *err)
-{
-    trn_status st = TRN_OK;
-    bool stop = false;
-    (void)team; /* read by the pragma only */
-#pragma omp parallel num_threads(team)
-    for (uint32_t step = 0; step < p->steps; step++) {
-#pragma omp master
-        {
-            if (trn_progress_report(pr, (double)step / (double)p->steps, "stream power")) {
-                st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "stream power: cancelled");
-                stop = true;
-            } else if (step + 1 == p->steps && report) {
-                *before = big_alloc(s->n * sizeof **before);
-                if (*before) memcpy(*before, s->h, s->n * sizeof **before);
-            }
-            s->pits = 0;
-        }
-#pragma omp barrier
-        if (stop) break;
-        sp_uplift_team(s, p);
-        sp_receivers_team(s, rho8, salt);
-        sp_donors_team(s);
-#pragma omp single
-        {
-            const uint64_t pits = s->pits;
-            if (!pits) {
-                sp_stack(s);
-            } else if (!sp_route_pits(s, pits)) {
-                st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
-                                   "stream power: out of memory routing %llu closed depressions",
-                                   (unsigned long long)pits);
-                stop = true;
-            } else if (report) {
-                report->pits_routed += pits;
-                report->steps_with_pits++;
-            }
-            if (!stop) sp_chunks(s);
-        }
-        if (stop) break;
-        sp_area_team(s);
-        sp_incise_team(s, p, cell_area);
-        sp_diffuse_team(s, p);
-        sp_critical_team(s, p);
-#pragma omp single
-        {
-            sp_follow_border(s, p);
-            if (report) report->steps = step + 1u;
-        }
-    }
-    return st;
-}
-
 bool trn_sp_one_thread(const trn_field *field, const trn_stream_power_params *p)
 {
     const size_t pad = p->border_outlets ? 2u : 0u;
     const size_t n = ((size_t)field->cells_x + 1u + pad) * ((size_t)field->cells_z + 1u + pad);
-    return p->threads == 0 && n < SP_PARALLEL_MIN_SAMPLES &&
-           (p->routing == TRN_ROUTING_MFD || sp_idle_cores() < 1);
+    return p->threads == 0 && n < SP_PARALLEL_MIN_SAMPLES;
 }
 
 double trn_sp_surface_floor(const trn_stream_power_params *p)
@@ -2018,31 +1834,20 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
             const size_t k = (size_t)j * s.nx + i;
             if (s.base[k]) s.ibase[q++] = (uint32_t)k;
         }
-    /* Small grids (not MFD, whose routing is serial pieces between its passes): the team of
-     * sp_run_team, held in one region for the whole run. */
-    int team = 1;
 #ifdef _OPENMP
     const int saved_threads = omp_get_max_threads();
     if (p->threads > 0) omp_set_num_threads(p->threads);
-    if (s.n < SP_PARALLEL_MIN_SAMPLES && !mfd) {
-        team = p->threads > 0 ? p->threads : omp_get_max_threads();
-        /* By default no more threads than cores free now (at least one). */
-        const int free_cores = p->threads == 0 ? 1 + sp_idle_cores() : team;
-        if (team > free_cores) team = free_cores;
-        if (team > 1) omp_set_num_threads(1); /* sp_route_pits's regions: on its one thread */
-    }
-    /* Otherwise a step opens about ten parallel regions; on small grids their barriers cost
-     * more than the work, so by default one thread runs them (an explicit thread count is
-     * kept: the results are the same). */
-    if (team <= 1 && p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) omp_set_num_threads(1);
+    /* A step opens about ten parallel regions; on small grids their barriers cost more than
+     * the work (and far more when other processes hold the cores), so by default one thread
+     * runs them (an explicit thread count is kept: the results are the same). */
+    if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) omp_set_num_threads(1);
 #endif
     trn_progress pr = trn_progress_make(progress, user);
     /* MFD's tree (lakes, levels, stack) comes from Rho8 receivers too. */
     const bool rho8 = p->routing != TRN_ROUTING_D8;
     const uint32_t salt = sp_salt(p->seed);
     double *before = NULL;
-    if (team > 1) st = sp_run_team(&s, p, team, rho8, salt, cell_area, &pr, report, &before, err);
-    for (uint32_t step = 0; step < p->steps && !st && team <= 1; step++) {
+    for (uint32_t step = 0; step < p->steps && !st; step++) {
         if (trn_progress_report(&pr, (double)step / (double)p->steps, "stream power")) {
             st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "stream power: cancelled");
             break;

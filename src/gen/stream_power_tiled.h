@@ -55,8 +55,8 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
 double trn_sp_surface_floor(const trn_stream_power_params *p);
 
 /* Whether trn_stream_power_run runs field's steps on one thread by default (p->threads 0 and a
- * grid too small for a region per pass, with MFD routing or no core free now for a team held
- * through the run): the caller's other threads are then free while it runs. */
+ * grid too small for the threads to pay for their barriers): the caller's other threads are
+ * then free while it runs. */
 bool trn_sp_one_thread(const trn_field *field, const trn_stream_power_params *p);
 
 #endif
