@@ -149,6 +149,31 @@ static trn_status oom(trn_error *err)
     return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "tiled breach: out of memory");
 }
 
+/* The grid of tiles' layout into *g; returns the most samples of a tile this process holds.
+ * *other (may be NULL): the first tile another process holds (g->count: none). */
+static size_t grid_of(const trn_drainage_tiles *tiles, bt_grid *g, size_t *other)
+{
+    trn_drainage_tiled_stats s;
+    trn_drainage_tiles_stats(tiles, &s);
+    *g = (bt_grid){tiles, s.tiles, 0, 0, 0, 0, 0};
+    size_t most = 0;
+    if (other) *other = g->count;
+    for (size_t t = 0; t < g->count; t++) {
+        const bt_tile b = tile_of(g, t);
+        const bool own = b.dir && b.acc;
+        if (!own && other && *other == g->count) *other = t;
+        if (b.j0 == 0) g->tiles_x++;
+        if (b.i0 + (size_t)b.w > g->nx) g->nx = b.i0 + (size_t)b.w;
+        if (b.j0 + (size_t)b.h > g->nz) g->nz = b.j0 + (size_t)b.h;
+        if (own && (size_t)b.w * b.h > most) most = (size_t)b.w * b.h;
+        if (t == 0) {
+            g->tw = b.w;
+            g->th = b.h;
+        }
+    }
+    return most;
+}
+
 trn_status trn_drainage_tiles_breach(const trn_drainage_tiles *tiles, trn_tile_heights_fn heights,
                                      void *user, trn_tile_values_fn emit, void *emit_user,
                                      trn_error *err)
@@ -157,26 +182,14 @@ trn_status trn_drainage_tiles_breach(const trn_drainage_tiles *tiles, trn_tile_h
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "tiled breach: expected tiles, a height source and a sink, "
                              "found NULL");
-    trn_drainage_tiled_stats s;
-    trn_drainage_tiles_stats(tiles, &s);
-    bt_grid g = {tiles, s.tiles, 0, 0, 0, 0, 0};
-    size_t most = 0;
-    for (size_t t = 0; t < g.count; t++) {
-        const bt_tile b = tile_of(&g, t);
-        if (!b.dir || !b.acc)
-            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
-                                 "tiled breach: tile %zu belongs to another process (breaching "
-                                 "needs every tile on one)",
-                                 t);
-        if (b.j0 == 0) g.tiles_x++;
-        if (b.i0 + (size_t)b.w > g.nx) g.nx = b.i0 + (size_t)b.w;
-        if (b.j0 + (size_t)b.h > g.nz) g.nz = b.j0 + (size_t)b.h;
-        if ((size_t)b.w * b.h > most) most = (size_t)b.w * b.h;
-        if (t == 0) {
-            g.tw = b.w;
-            g.th = b.h;
-        }
-    }
+    bt_grid g;
+    size_t other = 0;
+    const size_t most = grid_of(tiles, &g, &other);
+    if (other < g.count)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "tiled breach: tile %zu belongs to another process (breaching "
+                             "needs every tile on one)",
+                             other);
     if (!g.count) return TRN_OK;
     float *h = malloc(most * sizeof *h);
     uint8_t *indeg = malloc(most);
@@ -318,21 +331,8 @@ trn_status trn_drainage_tiles_breach_split(const trn_drainage_tiles *tiles, trn_
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "tiled breach: expected tiles, processes, a height source and a "
                              "sink, found NULL");
-    trn_drainage_tiled_stats s;
-    trn_drainage_tiles_stats(tiles, &s);
-    bt_grid g = {tiles, s.tiles, 0, 0, 0, 0, 0};
-    size_t most = 0;
-    for (size_t t = 0; t < g.count; t++) {
-        const bt_tile b = tile_of(&g, t);
-        if (b.j0 == 0) g.tiles_x++;
-        if (b.i0 + (size_t)b.w > g.nx) g.nx = b.i0 + (size_t)b.w;
-        if (b.j0 + (size_t)b.h > g.nz) g.nz = b.j0 + (size_t)b.h;
-        if (b.dir && (size_t)b.w * b.h > most) most = (size_t)b.w * b.h;
-        if (t == 0) {
-            g.tw = b.w;
-            g.th = b.h;
-        }
-    }
+    bt_grid g;
+    const size_t most = grid_of(tiles, &g, NULL);
     float *h = most ? malloc(most * sizeof *h) : NULL;
     uint8_t *indeg = most ? malloc(most) : NULL;
     uint32_t *stack = most ? malloc(most * sizeof *stack) : NULL;
