@@ -8,11 +8,13 @@
  * makes them, and the call measured runs on them.
  *
  * usage: bench_thread_share erosion CELLS DROPLETS THREADS RUNS
+ *        bench_thread_share evolve CELLS STEPS THREADS RUNS
  *        bench_thread_share cook RECIPE.json THREADS RUNS
  * prints per run: "seconds S cpu C busiest B share P bound X threads T digest D"
  */
 #include <dirent.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +139,45 @@ static int erosion(uint32_t size, uint32_t droplets, int runs)
     return 0;
 }
 
+/* bench_busy's evolve case: stream power on bench_stream_power's ridge (1500 m across the
+ * middle, 30 m cells), the library's default thread use, each run from the same input. */
+static int evolve(uint32_t size, uint32_t steps, int runs)
+{
+    trn_error e;
+    trn_field in, f;
+    if (trn_field_init(&in, size, size, 30.0 * size, 30.0 * size, &e)) return fail("field", &e);
+    if (trn_field_init(&f, size, size, 30.0 * size, 30.0 * size, &e)) return fail("field", &e);
+    const size_t nx = (size_t)size + 1u;
+    for (uint32_t j = 0; j <= size; j++)
+        for (uint32_t i = 0; i <= size; i++) {
+            const double z = (double)j / size - 0.5;
+            const double r = exp(-(z * z) / (2.0 * 0.15 * 0.15));
+            in.heights[(size_t)j * nx + i] =
+                (float)(1500.0 * r * (0.6 + 0.4 * value_noise(i / 64.0, j / 64.0, 7)) +
+                        100.0 * value_noise(i / 8.0, j / 8.0, 11));
+        }
+    trn_stream_power_params p;
+    trn_stream_power_params_default(&p);
+    p.erodibility = 5e-5;
+    p.diffusion = 0.05;
+    p.dt = 20000.0;
+    p.steps = steps;
+    const size_t bytes = trn_field_sample_count(&in) * sizeof(float);
+    for (int r = 0; r <= runs; r++) {
+        task_times a, b;
+        memcpy(f.heights, in.heights, bytes);
+        read_tasks(&a);
+        const double t0 = now_s();
+        if (trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e)) return fail("stream power", &e);
+        const double t = now_s() - t0;
+        read_tasks(&b);
+        if (r) report(&a, &b, t, fnv(f.heights, bytes));
+    }
+    trn_field_dispose(&in);
+    trn_field_dispose(&f);
+    return 0;
+}
+
 /* The recipe generated once (not measured), then encoded as `terrane cook` does. */
 static int cook(const char *path, int runs)
 {
@@ -176,11 +217,17 @@ int main(int argc, char **argv)
         return erosion((uint32_t)strtoul(argv[2], NULL, 10), (uint32_t)strtoul(argv[3], NULL, 10),
                        atoi(argv[5]));
     }
+    if (argc == 6 && strcmp(argv[1], "evolve") == 0) {
+        omp_set_num_threads(atoi(argv[4]));
+        return evolve((uint32_t)strtoul(argv[2], NULL, 10), (uint32_t)strtoul(argv[3], NULL, 10),
+                      atoi(argv[5]));
+    }
     if (argc == 5 && strcmp(argv[1], "cook") == 0) {
         omp_set_num_threads(atoi(argv[3]));
         return cook(argv[2], atoi(argv[4]));
     }
     fprintf(stderr, "usage: bench_thread_share erosion CELLS DROPLETS THREADS RUNS\n"
+                    "       bench_thread_share evolve CELLS STEPS THREADS RUNS\n"
                     "       bench_thread_share cook RECIPE.json THREADS RUNS\n");
     return 2;
 }

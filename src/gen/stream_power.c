@@ -73,6 +73,8 @@ static double sp_newton(double h0, double hr, double fd, double n_exp)
 
 /* The most pieces the passes in stack order are cut into for threads. */
 #define SP_MAX_CHUNKS 64u
+/* Rows per block of the pits' trees taken as workers come free (sp_stack_basins). */
+#define SP_PIT_ROWS 16u
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SP_PREFETCH(...) __builtin_prefetch(__VA_ARGS__)
@@ -153,6 +155,11 @@ typedef struct sp_state {
     uint8_t *rcode;  /* receiver's D8 code, 8 for none */
     uint8_t *dmask;  /* bit d: the neighbour in direction d drains here (the donors) */
     uint32_t *stack; /* n + 8: sp_tree writes past its top */
+    uint32_t *broot; /* the base-level samples in index order: the roots of the trees without pits
+                      * (a base-level sample never has a receiver), fixed for the run */
+    size_t nbroot;
+    uint32_t *row_pits; /* per row: its interior pits, from the receivers of this step */
+    uint32_t *row_at;   /* nz + 1: the pits before each row (basin q + 1 is the q-th pit) */
     uint32_t *tree_at; /* where each base-level sample's tree starts in the stack, then n */
     size_t ntrees;
     size_t nchunk;              /* the stack cut at tree starts for the threads */
@@ -197,6 +204,9 @@ static void sp_free(sp_state *s)
     free(s->rcode);
     free(s->dmask);
     free(s->stack);
+    free(s->broot);
+    free(s->row_pits);
+    free(s->row_at);
     free(s->tree_at);
     free(s->basin);
     free(s->area);
@@ -375,9 +385,9 @@ static uint32_t sp_salt(uint64_t seed)
     return (uint32_t)(z ^ (z >> 32));
 }
 
-/* Steepest strict descent (or Rho8's randomised one) per sample; returns the number of interior pits. Each sample reads
- * only heights, so rows split over threads give the same result. The border is base level, so
- * interior samples need no bounds checks. */
+/* Steepest strict descent (or Rho8's randomised one) per sample; returns the number of interior
+ * pits, and each row's in row_pits. Each sample reads only heights, so rows split over threads
+ * give the same result. The border is base level, so interior samples need no bounds checks. */
 static uint64_t sp_receivers(sp_state *s, bool rho8, uint32_t salt)
 {
     const uint32_t nx = s->nx, nz = s->nz;
@@ -405,8 +415,10 @@ static uint64_t sp_receivers(sp_state *s, bool rho8, uint32_t salt)
                 rcv[row + i] = (uint32_t)(row + i);
                 rcode[row + i] = 8;
             }
+            s->row_pits[j] = 0;
             continue;
         }
+        uint32_t row_pits = 0;
         if (rho8)
             rho8_fn(h + row - nx, h + row, h + row + nx, rcode + row, nx, inv_x, inv_z, inv_unit,
                     (uint32_t)row, salt);
@@ -418,9 +430,11 @@ static uint64_t sp_receivers(sp_state *s, bool rho8, uint32_t salt)
             const size_t k = row + i;
             uint8_t c = rcode[k];
             if (base[k]) c = rcode[k] = 8;
-            else pits += c == 8;
+            else row_pits += c == 8;
             rcv[k] = (uint32_t)((int64_t)k + off[c]);
         }
+        s->row_pits[j] = row_pits;
+        pits += row_pits;
     }
     return pits;
 }
@@ -496,14 +510,13 @@ static size_t sp_tree(const sp_state *s, uint32_t *stack, uint32_t root, size_t 
  * finishing it. */
 static void sp_stack(sp_state *s)
 {
-    size_t top = 0, t = 0;
-    for (size_t k = 0; k < s->n; k++)
-        if (s->rcode[k] == 8) {
-            s->tree_at[t++] = (uint32_t)top;
-            top = sp_tree(s, s->stack, (uint32_t)k, top, NULL, 0);
-        }
-    s->tree_at[t] = (uint32_t)top;
-    s->ntrees = t;
+    size_t top = 0;
+    for (size_t t = 0; t < s->nbroot; t++) {
+        s->tree_at[t] = (uint32_t)top;
+        top = sp_tree(s, s->stack, s->broot[t], top, NULL, 0);
+    }
+    s->tree_at[s->nbroot] = (uint32_t)top;
+    s->ntrees = s->nbroot;
 }
 
 /* The stack cut into up to one piece per thread at tree starts (each tree holds every
@@ -536,43 +549,59 @@ static void sp_chunks(sp_state *s)
 
 /* With pits: the trees into buf, labelled with their basins (s->basin: 0 for every base-level
  * tree, 1.. for the pits' trees in index order; the base-level trees' starts in tree_at and
- * each base-level root's tree number in area, which sp_area rewrites), by two workers (threads when there are): the
- * first takes the base-level trees and the first half of the pits, into buf[0 ..), the second
- * the other pits, into buf[n + 8 ..) (buf holds 2 n + 16). Basin b fills
- * buf[seg[2 b] .. seg[2 b + 1]). Returns false when out of memory. */
-static bool sp_stack_basins(sp_state *s, uint32_t *buf, size_t *seg, uint32_t pits)
+ * each base-level root's tree number in area, which sp_area rewrites), by two workers (threads
+ * when there are): the first takes the base-level trees into buf[0 ..), then both take blocks
+ * of rows as they come free and walk the trees of the pits in them, the first into its part,
+ * the second into buf[n + 8 ..) (buf holds 2 n + 16). Basin b fills buf[seg[2 b] ..
+ * seg[2 b + 1]), wherever it landed: the labels and the segments do not depend on which
+ * worker walked a tree. */
+static void sp_stack_basins(sp_state *s, uint32_t *buf, size_t *seg)
 {
-    uint32_t *roots = malloc((pits ? pits : 1u) * sizeof *roots);
-    if (!roots) return false;
-    for (size_t k = 0, c = 0; k < s->n; k++)
-        if (s->rcode[k] == 8 && !s->base[k]) roots[c++] = (uint32_t)k;
-    const uint32_t half = pits / 2u;
+    const uint32_t nx = s->nx, nz = s->nz;
+    uint32_t *row_at = s->row_at;
+    row_at[0] = 0;
+    for (uint32_t j = 0; j < nz; j++)
+        row_at[j + 1] = row_at[j] + s->row_pits[j];
+    uint32_t next = 0; /* the next block of rows */
 #pragma omp parallel for schedule(static)
     for (int w = 0; w < 2; w++) {
         const size_t at = w ? s->n + 8u : 0;
         uint32_t *out = buf + at;
         size_t top = 0;
         if (w == 0) {
-            size_t t = 0;
-            for (size_t k = 0; k < s->n; k++)
-                if (s->rcode[k] == 8 && s->base[k]) {
-                    s->tree_at[t] = (uint32_t)top;
-                    s->area[k] = (uint32_t)t++;
-                    top = sp_tree(s, out, (uint32_t)k, top, s->basin, 0);
-                }
-            s->tree_at[t] = (uint32_t)top;
-            s->ntrees = t;
+            for (size_t t = 0; t < s->nbroot; t++) {
+                const uint32_t k = s->broot[t];
+                s->tree_at[t] = (uint32_t)top;
+                s->area[k] = (uint32_t)t;
+                top = sp_tree(s, out, k, top, s->basin, 0);
+            }
+            s->tree_at[s->nbroot] = (uint32_t)top;
+            s->ntrees = s->nbroot;
             seg[0] = 0;
             seg[1] = top;
         }
-        for (uint32_t q = w ? half : 0; q < (w ? pits : half); q++) {
-            seg[2 * (q + 1u)] = at + top;
-            top = sp_tree(s, out, roots[q], top, s->basin, q + 1u);
-            seg[2 * (q + 1u) + 1] = at + top;
+        for (;;) {
+            uint32_t j0;
+#pragma omp atomic capture
+            {
+                j0 = next;
+                next += SP_PIT_ROWS;
+            }
+            if (j0 >= nz) break;
+            const uint32_t j1 = nz - j0 > SP_PIT_ROWS ? j0 + SP_PIT_ROWS : nz;
+            for (uint32_t j = j0; j < j1; j++) {
+                if (!s->row_pits[j]) continue;
+                uint32_t q = row_at[j];
+                for (size_t k = (size_t)j * nx; k < (size_t)(j + 1u) * nx; k++)
+                    if (s->rcode[k] == 8 && !s->base[k]) {
+                        seg[2 * (q + 1u)] = at + top;
+                        top = sp_tree(s, out, (uint32_t)k, top, s->basin, q + 1u);
+                        seg[2 * (q + 1u) + 1] = at + top;
+                        q++;
+                    }
+            }
         }
     }
-    free(roots);
-    return true;
 }
 
 /* A link between two basins across neighbouring samples a (in one) and b (in the other); the
@@ -588,6 +617,48 @@ static int edge_cmp(const void *x, const void *y)
     if (e->w != f->w) return e->w < f->w ? -1 : 1;
     if (e->a != f->a) return e->a < f->a ? -1 : 1;
     return (e->b > f->b) - (e->b < f->b);
+}
+
+/* edge_cmp's order, inline: (w, a, b) is unique to an edge (a pair of samples joins one pair of
+ * basins), so any sort by it gives the order qsort gave. */
+static inline bool edge_less(const sp_edge *e, const sp_edge *f)
+{
+    if (e->w != f->w) return e->w < f->w;
+    if (e->a != f->a) return e->a < f->a;
+    return e->b < f->b;
+}
+
+/* a[0 .. na) and b[0 .. nb), each sorted, merged into out. */
+static void edge_merge(const sp_edge *a, size_t na, const sp_edge *b, size_t nb, sp_edge *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb)
+        out[k++] = edge_less(&b[j], &a[i]) ? b[j++] : a[i++];
+    while (i < na)
+        out[k++] = a[i++];
+    while (j < nb)
+        out[k++] = b[j++];
+}
+
+/* Merge sort of a[0 .. n), tmp as scratch (n entries); short runs by insertion. */
+static void edge_sort(sp_edge *a, sp_edge *tmp, size_t n)
+{
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++) {
+            const sp_edge x = a[i];
+            size_t j = i;
+            for (; j > 0 && edge_less(&x, &a[j - 1u]); j--)
+                a[j] = a[j - 1u];
+            a[j] = x;
+        }
+        return;
+    }
+    const size_t h = n / 2u;
+    edge_sort(a, tmp, h);
+    edge_sort(a + h, tmp + h, n - h);
+    if (!edge_less(&a[h], &a[h - 1u])) return; /* already in order */
+    edge_merge(a, h, a + h, n - h, tmp);
+    memcpy(a, tmp, n * sizeof *a);
 }
 
 static uint32_t uf_find(uint32_t *parent, uint32_t x)
@@ -760,20 +831,20 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
     /* The forest before carving, in the diffusion buffer (free until diffusion). */
     uint32_t *old = (uint32_t *)(void *)s->tmp;
     size_t *seg = malloc(2 * (size_t)nb * sizeof *seg);
-    if (!seg || !sp_stack_basins(s, old, seg, nb - 1u)) {
-        free(seg);
-        return false;
-    }
+    if (!seg) return false;
+    sp_stack_basins(s, old, seg);
     uint32_t *parent = malloc((size_t)nb * sizeof *parent);
-    uint32_t *path = NULL;    /* the carved paths, each from its sill to its pit */
-    size_t *path_at = NULL;   /* per basin: where its path starts in path */
+    uint32_t *sill = NULL;    /* per basin: the sample its water leaves by (its pass's end) */
+    uint32_t *below = NULL;   /* per basin: the sample across the pass it drains into */
     uint32_t *tree_of = NULL; /* per basin: the base-level tree it drains into */
-    size_t *path_len = NULL;  /* per basin: its path's length */
-    size_t npath = 0, path_cap = 0;
-    /* The passes, by two workers over halves of the rows, each with its own table; the second
-     * table's passes then go into the first (the lowest of each pair is kept either way). */
+    /* The passes, by two workers over halves of the rows, each with its own table, whose
+     * passes it then sorts (edge_cmp's order); the two lists are merged. A pair of basins
+     * met by both halves has a pass in each list: Kruskal meets the lower one first and
+     * skips the other (the two basins are joined by then), as if only the lower were kept. */
     sp_pass_table t[2];
     uint8_t *flags[2];
+    sp_edge *part[2] = {NULL, NULL};
+    size_t npart[2] = {0, 0};
     bool ok = parent != NULL;
     for (int w = 0; w < 2; w++) {
         t[w] = (sp_pass_table){4096, 0, malloc(4096 * sizeof(sp_pass_slot)),
@@ -790,56 +861,64 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
         bool wok[2] = {true, true};
         const uint32_t mid = s->nz / 2u;
 #pragma omp parallel for schedule(static)
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < 2; w++) {
             wok[w] = sp_passes(s, &t[w], flags[w], w ? mid : 0, w ? s->nz : mid);
-        ok = wok[0] && wok[1];
-        for (size_t k = 0; k < t[1].cap && ok; k++) {
-            const sp_pass_slot *from = &t[1].slots[k];
-            if (from->key == UINT64_MAX) continue;
-            const size_t at = pass_slot(&t[0], from->key, &from->e);
-            if (at == SIZE_MAX) ok = false;
-            else if (edge_cmp(&from->e, &t[0].slots[at].e) < 0) t[0].slots[at].e = from->e;
+            const size_t c = t[w].count;
+            part[w] = wok[w] ? malloc((c ? c : 1) * sizeof *part[w]) : NULL;
+            sp_edge *scratch = part[w] ? malloc((c ? c : 1) * sizeof *scratch) : NULL;
+            wok[w] = scratch != NULL;
+            if (wok[w]) {
+                size_t q = 0;
+                for (size_t k = 0; k < t[w].cap; k++)
+                    if (t[w].slots[k].key != UINT64_MAX) part[w][q++] = t[w].slots[k].e;
+                npart[w] = q;
+                edge_sort(part[w], scratch, q);
+            }
+            free(scratch);
         }
+        ok = wok[0] && wok[1];
     }
     for (int w = 0; w < 2; w++) {
         free(flags[w]);
         free(t[w].col_key);
         free(t[w].col_slot);
+        free(t[w].slots);
     }
-    free(t[1].slots);
-    const size_t count = t[0].count;
+    const size_t count = npart[0] + npart[1];
     sp_edge *edges = ok ? malloc((count ? count : 1) * sizeof *edges) : NULL;
     ok = ok && edges;
+    if (ok) edge_merge(part[0], npart[0], part[1], npart[1], edges);
+    free(part[0]);
+    free(part[1]);
     if (ok) {
-        size_t c = 0;
-        for (size_t k = 0; k < t[0].cap; k++)
-            if (t[0].slots[k].key != UINT64_MAX) edges[c++] = t[0].slots[k].e;
-    }
-    free(t[0].slots);
-    if (ok) {
-        qsort(edges, count, sizeof *edges, edge_cmp);
         for (uint32_t b = 0; b < nb; b++)
             parent[b] = b;
         /* Kruskal: the chosen passes, kept in place at the front of edges. */
         size_t chosen = 0;
         for (size_t e = 0; e < count && chosen + 1u < nb; e++) {
+            if (e + 16u < count) {
+                SP_PREFETCH(&basin[edges[e + 16u].a]);
+                SP_PREFETCH(&basin[edges[e + 16u].b]);
+            }
             const uint32_t x = uf_find(parent, basin[edges[e].a]);
             const uint32_t y = uf_find(parent, basin[edges[e].b]);
             if (x == y) continue;
             parent[x] = y;
             edges[chosen++] = edges[e];
         }
-        /* Orient from the outlet: breadth first over the tree's adjacency. */
+        /* Orient from the outlet: breadth first over the tree's adjacency. Each basin's
+         * pass, its side of it and the basin it drains into come from this order; carving
+         * comes later, tree by tree on the threads (a basin's carving changes only its own
+         * samples' receivers and the donor bits of those and of the sample below its pass,
+         * which lies in the basin it drains into, in the same base-level tree). */
         uint32_t *off = calloc((size_t)nb + 1u, sizeof *off);
         uint32_t *adj = malloc((chosen ? 2 * chosen : 1) * sizeof *adj);
         uint32_t *queue = malloc((size_t)nb * sizeof *queue);
         uint8_t *seen = calloc(nb, 1);
-        path_cap = 4096;
-        path = malloc(path_cap * sizeof *path);
-        path_at = malloc((size_t)nb * sizeof *path_at);
+        sill = malloc((size_t)nb * sizeof *sill);
+        below = malloc((size_t)nb * sizeof *below);
         tree_of = malloc((size_t)nb * sizeof *tree_of);
-        path_len = malloc((size_t)nb * sizeof *path_len);
-        ok = off && adj && queue && seen && path && path_at && tree_of && path_len;
+        ok = off && adj && queue && seen && sill && below && tree_of;
         if (ok) {
             for (size_t e = 0; e < chosen; e++) {
                 off[basin[edges[e].a] + 1]++;
@@ -853,10 +932,11 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                 adj[fill[basin[edges[e].a]]++] = (uint32_t)e;
                 adj[fill[basin[edges[e].b]]++] = (uint32_t)e;
             }
+            uint32_t *drains_to = parent; /* per basin: the basin it drains into */
             size_t qh = 0, qt = 0;
             queue[qt++] = 0;
             seen[0] = 1;
-            while (qh < qt && ok) {
+            while (qh < qt) {
                 const uint32_t b = queue[qh++];
                 for (uint32_t k = off[b]; k < off[b + 1]; k++) {
                     const sp_edge *e = &edges[adj[k]];
@@ -865,55 +945,31 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                     if (seen[child]) continue;
                     seen[child] = 1;
                     queue[qt++] = child;
-                    /* Carve: reverse the receivers from the child's pass sample back to its
-                     * pit, so the basin drains out over its sill to the downstream side, and
-                     * the sill, carrying the basin's area, is the sample that erodes. Each
-                     * reversed link moves its donor bit to the other end. */
-                    const uint32_t up = ba == b ? e->b : e->a;
-                    uint32_t prev = ba == b ? e->a : e->b, cur = up;
-                    if (b == 0) {
-                        /* The base-level tree of the sill's downstream side: follow its
-                         * receivers (unchanged in basin 0) to the root. */
-                        uint32_t x = prev;
-                        while (s->rcv[x] != x)
-                            x = s->rcv[x];
-                        tree_of[child] = s->area[x];
-                    } else {
-                        tree_of[child] = tree_of[b];
-                    }
-                    uint8_t code = neighbour_code(s, cur, prev);
-                    path_at[child] = npath;
-                    for (;;) {
-                        const uint32_t nxt = s->rcv[cur];
-                        const uint8_t oc = s->rcode[cur];
-                        if (oc != 8) s->dmask[nxt] &= (uint8_t)~(1u << ((oc + 4u) & 7u));
-                        s->rcv[cur] = prev;
-                        s->rcode[cur] = code;
-                        s->dmask[prev] |= (uint8_t)(1u << ((code + 4u) & 7u));
-                        if (npath == path_cap) {
-                            path_cap *= 2;
-                            uint32_t *np = realloc(path, path_cap * sizeof *np);
-                            if (!np) {
-                                ok = false;
-                                break;
-                            }
-                            path = np;
-                        }
-                        path[npath++] = cur;
-                        if (nxt == cur) {
-                            path_len[child] = npath - path_at[child];
-                            break; /* the pit */
-                        }
-                        code = (uint8_t)((oc + 4u) & 7u); /* nxt now drains back to cur */
-                        prev = cur;
-                        cur = nxt;
-                    }
+                    sill[child] = ba == b ? e->b : e->a;
+                    below[child] = ba == b ? e->a : e->b;
+                    drains_to[child] = b;
                 }
             }
+            /* The base-level tree of each basin draining into basin 0: its receivers there
+             * (which carving does not change) followed to the root, on the threads; the
+             * others take their downstream basin's, in the breadth-first order. */
+#pragma omp parallel for schedule(dynamic, 16)
+            for (size_t q = 1; q < qt; q++) {
+                const uint32_t c = queue[q];
+                if (drains_to[c] != 0) continue;
+                uint32_t x = below[c];
+                while (s->rcv[x] != x)
+                    x = s->rcv[x];
+                tree_of[c] = s->area[x];
+            }
+            for (size_t q = 1; q < qt; q++) {
+                const uint32_t c = queue[q];
+                if (drains_to[c] != 0) tree_of[c] = tree_of[drains_to[c]];
+            }
             /* The basins of each base-level tree, in the order they joined. */
-            size_t *first = ok ? calloc(s->ntrees + 1u, sizeof *first) : NULL;
-            uint32_t *order = ok ? malloc((qt ? qt : 1) * sizeof *order) : NULL;
-            ok = ok && first && order;
+            size_t *first = calloc(s->ntrees + 1u, sizeof *first);
+            uint32_t *order = malloc((qt ? qt : 1) * sizeof *order);
+            ok = first && order;
             if (ok) {
                 for (size_t q = 1; q < qt; q++)
                     first[tree_of[queue[q]] + 1]++;
@@ -927,8 +983,6 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                  * its carved path from the sill back to the pit (each now draining to the one
                  * before), then its other samples in their old order (their receivers did not
                  * change and come before them). */
-                for (size_t q = 0; q < npath; q++)
-                    basin[path[q]] = UINT32_MAX;
                 /* Each tree's place: its own samples and those of its basins (a basin's path
                  * and other samples are its old segment's). Then the trees side by side. */
                 size_t *at = malloc((s->ntrees + 1u) * sizeof *at);
@@ -949,9 +1003,28 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                         top += oe - os;
                         for (size_t o = i ? first[i - 1] : 0; o < first[i]; o++) {
                             const uint32_t b = order[o];
-                            const size_t p0 = path_at[b], pn = path_len[b];
-                            memcpy(s->stack + top, path + p0, pn * sizeof *path);
-                            top += pn;
+                            /* Carve: reverse the receivers from the basin's sill back to its
+                             * pit, so the basin drains out over its sill to the downstream
+                             * side, and the sill, carrying the basin's area, is the sample
+                             * that erodes. Each reversed link moves its donor bit to the
+                             * other end. The path goes on the stack as it is walked, and is
+                             * marked so that the pass over the old segment skips it. */
+                            uint32_t prev = below[b], cur = sill[b];
+                            uint8_t code = neighbour_code(s, cur, prev);
+                            for (;;) {
+                                const uint32_t nxt = s->rcv[cur];
+                                const uint8_t oc = s->rcode[cur];
+                                if (oc != 8) s->dmask[nxt] &= (uint8_t)~(1u << ((oc + 4u) & 7u));
+                                s->rcv[cur] = prev;
+                                s->rcode[cur] = code;
+                                s->dmask[prev] |= (uint8_t)(1u << ((code + 4u) & 7u));
+                                s->stack[top++] = cur;
+                                basin[cur] = UINT32_MAX;
+                                if (nxt == cur) break; /* the pit */
+                                code = (uint8_t)((oc + 4u) & 7u); /* nxt now drains back to cur */
+                                prev = cur;
+                                cur = nxt;
+                            }
                             for (size_t k = seg[2 * b]; k < seg[2 * b + 1]; k++) {
                                 if (k + SP_AHEAD < seg[2 * b + 1])
                                     SP_PREFETCH(&basin[old[k + SP_AHEAD]]);
@@ -976,9 +1049,8 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
     free(edges);
     free(parent);
     free(seg);
-    free(path);
-    free(path_at);
-    free(path_len);
+    free(sill);
+    free(below);
     free(tree_of);
     return ok;
 }
@@ -1820,19 +1892,26 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     }
     s.ibase = malloc((s.nibase ? s.nibase : 1) * sizeof *s.ibase);
     /* A tree per base-level sample: the border and the interior under the sea. */
-    s.tree_at = malloc((2 * ((size_t)s.nx + s.nz) + s.nibase + 1u) * sizeof *s.tree_at);
-    if (!s.ibase || !s.tree_at) {
+    const size_t nbase = 2 * ((size_t)s.nx + s.nz) + s.nibase;
+    s.tree_at = malloc((nbase + 1u) * sizeof *s.tree_at);
+    s.broot = malloc(nbase * sizeof *s.broot);
+    s.row_pits = malloc((size_t)s.nz * sizeof *s.row_pits);
+    s.row_at = malloc(((size_t)s.nz + 1u) * sizeof *s.row_at);
+    if (!s.ibase || !s.tree_at || !s.broot || !s.row_pits || !s.row_at) {
         free(pad_mask);
         free(pad_kmask);
         sp_free(&s);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "stream power: out of memory for %zu samples", s.n);
     }
-    /* The interior samples under the sea, which diffusion keeps as they are. */
-    for (uint32_t j = 1, q = 0; j + 1u < s.nz; j++)
-        for (uint32_t i = 1; i + 1u < s.nx; i++) {
+    /* The interior samples under the sea, which diffusion keeps as they are, and every
+     * base-level sample (the border too) in index order. */
+    for (uint32_t j = 0, q = 0; j < s.nz; j++)
+        for (uint32_t i = 0; i < s.nx; i++) {
             const size_t k = (size_t)j * s.nx + i;
-            if (s.base[k]) s.ibase[q++] = (uint32_t)k;
+            if (!s.base[k]) continue;
+            s.broot[s.nbroot++] = (uint32_t)k;
+            if (i > 0 && j > 0 && i + 1u < s.nx && j + 1u < s.nz) s.ibase[q++] = (uint32_t)k;
         }
 #ifdef _OPENMP
     const int saved_threads = omp_get_max_threads();
