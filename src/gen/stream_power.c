@@ -1872,10 +1872,15 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
             return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                  "stream power: out of memory for %zu samples", s.n);
         }
+        /* A pow per sample: on the threads where the steps are (the largest is order-free). */
+        double dfac_max = 0.0;
+#pragma omp parallel for schedule(static) num_threads(setup_team) if (setup_team > 1) \
+    reduction(max : dfac_max)
         for (size_t k = 0; k < s.n; k++) {
             s.dfac[k] = (float)pow((double)p->erodibility_mask[k], p->diffusion_rock);
-            if (s.dfac[k] > s.dfac_max) s.dfac_max = s.dfac[k];
+            if (s.dfac[k] > dfac_max) dfac_max = s.dfac[k];
         }
+        s.dfac_max = dfac_max;
     }
     const bool mfd = p->routing == TRN_ROUTING_MFD;
     if (mfd) {
