@@ -102,7 +102,7 @@ static inline int sp_ctz64(uint64_t x)
  * the block. */
 static void *big_alloc(size_t bytes)
 {
-    if (bytes < 4 * SP_HUGE_PAGE) return malloc(bytes ? bytes : 1);
+    if (bytes < SP_HUGE_PAGE) return malloc(bytes ? bytes : 1);
     void *p = NULL;
     if (posix_memalign(&p, SP_HUGE_PAGE, bytes) != 0) return NULL;
 #ifdef MADV_HUGEPAGE
