@@ -3817,18 +3817,16 @@ static bool spt_gather_all(spt_run *r, const trn_stream_power_params *p, double 
     return spt_rounds_run(r, &d, wake, queued, ok);
 }
 
-/* Process q's tiles' results (heights as doubles, then areas, tile by tile; then q's largest
- * area off base level) into the field as the one-process run writes them; *amax grows to q's. */
+/* Tiles f0 .. f1 - 1's results (heights as doubles, then areas, tile by tile; then their
+ * largest area off base level) into the field as the one-process run writes them; *amax grows
+ * to theirs. */
 static void spt_result_put(const spt_run *r, const trn_stream_power_params *p, trn_field *field,
-                           double cell_area, int q, const uint8_t *block, uint32_t *amax)
+                           double cell_area, uint32_t f0, uint32_t f1, const uint8_t *block,
+                           uint32_t *amax)
 {
     const size_t per = sizeof(double) + sizeof(uint32_t);
     const bool sea = isfinite(p->sea_level);
     const uint32_t pad = r->pad, fnx = r->fnx, fnz = r->fnz;
-    const uint32_t f0 = (uint32_t)trn_comm_first_tile(r->comm, q, r->ntiles);
-    const uint32_t f1 = q + 1 == trn_comm_size(r->comm)
-                            ? r->ntiles
-                            : (uint32_t)trn_comm_first_tile(r->comm, q + 1, r->ntiles);
     size_t at = 0;
     for (uint32_t t = f0; t < f1; t++) {
         uint32_t x0, z0, x1, z1;
@@ -3860,13 +3858,9 @@ static void spt_result_put(const spt_run *r, const trn_stream_power_params *p, t
     if (m > *amax) *amax = m;
 }
 
-/* The bytes of process q's block of results (spt_result_put). */
-static size_t spt_result_bytes(const spt_run *r, int q)
+/* The bytes of tiles f0 .. f1 - 1's block of results (spt_result_put). */
+static size_t spt_result_bytes(const spt_run *r, uint32_t f0, uint32_t f1)
 {
-    const uint32_t f0 = (uint32_t)trn_comm_first_tile(r->comm, q, r->ntiles);
-    const uint32_t f1 = q + 1 == trn_comm_size(r->comm)
-                            ? r->ntiles
-                            : (uint32_t)trn_comm_first_tile(r->comm, q + 1, r->ntiles);
     size_t n = 0;
     for (uint32_t t = f0; t < f1; t++) {
         uint32_t x0, z0, x1, z1;
@@ -3876,84 +3870,96 @@ static size_t spt_result_bytes(const spt_run *r, int q)
     return n * (sizeof(double) + sizeof(uint32_t)) + sizeof(uint32_t);
 }
 
+/* This process's tiles f0 .. f1 - 1 (its own) as spt_result_put reads them, into block. */
+static bool spt_result_get(spt_run *r, uint32_t f0, uint32_t f1, uint8_t *block)
+{
+    uint32_t most = 0;
+    size_t at = 0;
+    bool ok = true;
+    for (uint32_t t = f0; t < f1 && ok; t++) {
+        uint32_t x0, z0, x1, z1;
+        spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+        const uint32_t w = x1 - x0, h = z1 - z0;
+        const size_t tn = (size_t)w * h;
+        double *hh = (double *)(void *)(block + at);
+        uint32_t *aa = (uint32_t *)(void *)(block + at + tn * sizeof(double));
+        ok = spt_io(&r->H, false, x0, z0, w, h, hh, w) &&
+             spt_io(&r->AREA, false, x0, z0, w, h, aa, w) &&
+             spt_io(&r->BASE, false, x0, z0, w, h, r->wb, w);
+        for (size_t k = 0; k < tn && ok; k++)
+            if (aa[k] > most && !(r->wb[k] & 1u)) most = aa[k];
+        at += tn * (sizeof(double) + sizeof(uint32_t));
+    }
+    if (ok) memcpy(block + at, &most, sizeof most);
+    return ok;
+}
+
 /* The result on every process: each process's tiles (heights, drainage area) into the field as
  * the one-process run writes it; the largest area off base level, agreed. With point-to-point
- * blocks, one process's block at a time goes to all the others (a round per process), so a
- * process holds its own block and one other, not every process's at once (12 bytes a sample
- * of the whole grid, on top of the field); else all-gathered. */
+ * blocks, one tile at a time goes from its owner to all the others (a round per tile), so a
+ * process holds one tile's block besides the field, not every process's (12 bytes a sample
+ * of the whole grid); else all-gathered. */
 static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_field *field,
                               double cell_area, uint32_t *amax, bool ok)
 {
     uint64_t ms = 0, mr = 0;
     trn_comm_traffic(r->comm, &ms, &mr);
     const int P = trn_comm_size(r->comm), me = trn_comm_rank(r->comm);
-    const bool p2p = trn_comm_can_exchange(r->comm) != 0;
-    const size_t bytes = spt_result_bytes(r, me);
-    uint8_t *mine = ok ? malloc(bytes) : NULL;
-    ok = ok && mine;
-    /* Heights (doubles) then areas, tile by tile; then this process's largest area. */
-    uint32_t mymax = 0;
-    size_t at = 0;
-    for (uint32_t t = r->first; t < r->last && ok; t++) {
-        uint32_t x0, z0, x1, z1;
-        spt_tile_box(r, t, &x0, &z0, &x1, &z1);
-        const uint32_t w = x1 - x0, h = z1 - z0;
-        const size_t tn = (size_t)w * h;
-        double *hh = (double *)(void *)(mine + at);
-        uint32_t *aa = (uint32_t *)(void *)(mine + at + tn * sizeof(double));
-        ok = spt_io(&r->H, false, x0, z0, w, h, hh, w) &&
-             spt_io(&r->AREA, false, x0, z0, w, h, aa, w) &&
-             spt_io(&r->BASE, false, x0, z0, w, h, r->wb, w);
-        for (size_t k = 0; k < tn && ok; k++)
-            if (aa[k] > mymax && !(r->wb[k] & 1u)) mymax = aa[k];
-        at += tn * (sizeof(double) + sizeof(uint32_t));
-    }
-    if (ok) memcpy(mine + at, &mymax, sizeof mymax);
     *amax = 0;
-    if (p2p) {
+    if (trn_comm_can_exchange(r->comm)) {
         size_t most = 0;
-        for (int q = 0; q < P; q++)
-            if (q != me && spt_result_bytes(r, q) > most) most = spt_result_bytes(r, q);
-        uint8_t *theirs = ok ? malloc(most ? most : 1) : NULL;
+        for (uint32_t t = 0; t < r->ntiles; t++)
+            if (spt_result_bytes(r, t, t + 1u) > most) most = spt_result_bytes(r, t, t + 1u);
+        uint8_t *block = ok ? malloc(most) : NULL;
         const void **send = calloc((size_t)P, sizeof *send);
         void **recv = calloc((size_t)P, sizeof *recv);
-        uint64_t *sc = calloc(2u * (size_t)P, sizeof *sc);
-        ok = spt_agree(r, ok && theirs && send && recv && sc);
-        for (int q = 0; q < P && ok; q++) {
-            memset(sc, 0, 2u * (size_t)P * sizeof *sc);
+        uint64_t *count = calloc(2u * (size_t)P, sizeof *count);
+        ok = spt_agree(r, ok && block && send && recv && count);
+        for (uint32_t t = 0; t < r->ntiles && ok; t++) {
+            const int q = trn_comm_tile_owner(r->comm, t, r->ntiles);
+            const size_t bytes = spt_result_bytes(r, t, t + 1u);
+            memset(count, 0, 2u * (size_t)P * sizeof *count);
             for (int k = 0; k < P; k++) {
                 send[k] = NULL;
                 recv[k] = NULL;
             }
             if (q == me) {
-                for (int k = 0; k < P; k++)
+                /* A failed read is agreed on in the exchange's stead: the others wait. */
+                ok = spt_agree(r, spt_result_get(r, t, t + 1u, block));
+                for (int k = 0; k < P && ok; k++)
                     if (k != me) {
-                        send[k] = mine;
-                        sc[k] = bytes;
+                        send[k] = block;
+                        count[k] = bytes;
                     }
             } else {
-                recv[q] = theirs;
-                sc[P + q] = spt_result_bytes(r, q);
+                ok = spt_agree(r, ok);
+                recv[q] = block;
+                count[P + q] = bytes;
             }
-            ok = trn_comm_exchange(r->comm, send, sc, recv, sc + P, NULL) == TRN_OK;
-            if (ok) spt_result_put(r, p, field, cell_area, q, q == me ? mine : theirs, amax);
+            ok = ok && trn_comm_exchange(r->comm, send, count, recv, count + P, NULL) == TRN_OK;
+            if (ok) spt_result_put(r, p, field, cell_area, t, t + 1u, block, amax);
         }
-        free(theirs);
+        free(block);
         free(send);
         free(recv);
-        free(sc);
-        free(mine);
+        free(count);
         spt_count(r, 3, &ms, &mr);
         return ok;
     }
+    const size_t bytes = spt_result_bytes(r, r->first, r->last);
+    uint8_t *mine = ok ? malloc(bytes) : NULL;
+    ok = ok && mine && spt_result_get(r, r->first, r->last, mine);
     void *all = NULL;
     uint64_t *counts = NULL;
     ok = spt_agree(r, ok) &&
          trn_comm_allgather(r->comm, mine, ok ? bytes : 0, &all, &counts, NULL) == TRN_OK;
     free(mine);
-    at = 0;
+    size_t at = 0;
     for (int q = 0; ok && q < P; q++) {
-        spt_result_put(r, p, field, cell_area, q, (const uint8_t *)all + at, amax);
+        const uint32_t f0 = (uint32_t)trn_comm_first_tile(r->comm, q, r->ntiles);
+        const uint32_t f1 = q + 1 == P ? r->ntiles
+                                       : (uint32_t)trn_comm_first_tile(r->comm, q + 1, r->ntiles);
+        spt_result_put(r, p, field, cell_area, f0, f1, (const uint8_t *)all + at, amax);
         at += (size_t)counts[q];
     }
     free(all);
