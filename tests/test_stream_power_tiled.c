@@ -318,8 +318,8 @@ static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *d
                 fprintf(stderr,
                         "%s %ux%u tile %u, %d processes%s, process %d: heights %s, area %s\n",
                         c->name, cx + 1u, cz + 1u, runs[i].tile, runs[i].procs,
-                        p2p ? " point to point" : "", r,
-                        ht == hw ? "same" : "DIFFER", hat == haw ? "same" : "DIFFER");
+                        p2p ? " point to point" : "", r, ht == hw ? "same" : "DIFFER",
+                        hat == haw ? "same" : "DIFFER");
             CHECK(ht == hw);
             CHECK(hat == haw);
             CHECK(jobs[r].report.pits_routed == rw.pits_routed);
