@@ -167,6 +167,16 @@ for tile in 16 48; do
     echo "ok stream power deposition $dep --tiles $tile -np $np $(grep '^stream power' "$work/many.txt")"
 done
 done
+# The Mountain Range preset, whose evolution deposits and whose fine steps on the output grid
+# are split (frames point to point to the processes that read them, the result one process's
+# block at a time): the bytes of 'terrane generate --tiles'.
+"$cli" generate builtin://terrain/mountain-range --resolution 512x512 --tiles 128 -q -o "$work/cli.tif"
+"$mpirun" -np "$np" --oversubscribe "$tool" generate builtin://terrain/mountain-range \
+    --resolution 512x512 --tiles 128 -o "$work/many.tif" >"$work/many.txt"
+cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL mountain range: -np $np differs from terrane generate --tiles"; fail=1; }
+grep -q "stream power: 1 node(s) with their steps on the output grid split across $np processes" "$work/many.txt" || {
+    echo "FAIL mountain range: its fine steps not split across $np processes"; cat "$work/many.txt"; fail=1; }
+echo "ok mountain range -np $np $(grep '^stream power' "$work/many.txt")"
 # A missing recipe: one message naming it, exit 1, no output.
 if "$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/missing.json" --tiles 16 \
     -o "$work/bad.tif" >"$work/bad.txt" 2>&1; then

@@ -188,6 +188,7 @@ typedef struct th_job {
     const char *dir;
     bool fail;   /* this process's tile files cannot be made */
     bool cancel; /* this process cancels at its second step */
+    bool p2p;    /* a transport with point-to-point blocks (else all-gathers only) */
     int reports;
     trn_status st;
     trn_stream_power_report report;
@@ -206,7 +207,8 @@ static int job_progress(double done, const char *stage, void *user)
 static void *job_run(void *arg)
 {
     th_job *job = arg;
-    trn_comm *comm = trn_comm_new(&th_ops, &job->impl, job->impl.rank, job->impl.sh->size);
+    trn_comm *comm = trn_comm_new(job->p2p ? &th_ops_p2p : &th_ops, &job->impl, job->impl.rank,
+                                  job->impl.sh->size);
     job->p.drainage_area = job->area;
     job->st = trn_stream_power_run_tiled_comm(
         &job->field, &job->p, job->tile, job->fail ? "/nonexistent/folder" : job->dir, comm,
@@ -217,9 +219,10 @@ static void *job_run(void *arg)
 
 /* Runs the tiled solve as procs processes (threads) on copies of f; jobs[r] holds process r's
  * field, area and status. fail_rank: a process whose files fail, cancel_rank: one that cancels
- * at its second step (-1: none). */
+ * at its second step (-1: none); p2p: the transport has point-to-point blocks. */
 static void run_procs(const trn_field *f, const trn_stream_power_params *p, uint32_t tile,
-                      const char *dir, int procs, int fail_rank, int cancel_rank, th_job *jobs)
+                      const char *dir, int procs, int fail_rank, int cancel_rank, bool p2p,
+                      th_job *jobs)
 {
     th_shared sh;
     memset(&sh, 0, sizeof sh);
@@ -238,6 +241,7 @@ static void run_procs(const trn_field *f, const trn_stream_power_params *p, uint
         jobs[r].dir = dir;
         jobs[r].fail = r == fail_rank;
         jobs[r].cancel = r == cancel_rank;
+        jobs[r].p2p = p2p;
         pthread_create(&th[r], NULL, job_run, &jobs[r]);
     }
     for (int r = 0; r < procs; r++)
@@ -255,7 +259,10 @@ static void free_procs(th_job *jobs, int procs)
 
 /* The tiles shared by 2, 3 and 4 processes: every process gets the whole grid's heights and
  * area, for tiles that do not divide the grid, more processes than rows of tiles, a process
- * with no tile; the frames and graphs crossed between them. */
+ * with no tile; the frames and graphs crossed between them. With all-gathers and with
+ * point-to-point blocks: the same bytes and graphs, and point to point each frame goes only to
+ * the processes that read it, so fewer bytes of frames move where some tile is beyond every
+ * tile of some other process. */
 static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *dir)
 {
     trn_field whole = rough(cx, cz, 7), start = rough(cx, cz, 7);
@@ -290,24 +297,29 @@ static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *d
     trn_stream_power_report rw;
     CHECK_OK(trn_stream_power_run(&whole, &p, &rw, NULL, NULL, NULL));
     const uint64_t hw = hash_floats(whole.heights, n), haw = hash_floats(aw, n);
+    uint64_t all_halo = 0, all_graph = 0, all_rounds = 0, all_result = 0;
     static const struct {
         uint32_t tile;
         int procs;
     } runs[] = {{5, 2}, {16, 3}, {23, 4}, {64, 3}, {1000, 2}};
     th_job jobs[4];
-    for (size_t s = 0; s < sizeof runs / sizeof *runs; s++) {
-        if (dir && runs[s].tile != 23) continue;
-        run_procs(&start, &p, runs[s].tile, dir, runs[s].procs, -1, -1, jobs);
-        uint64_t graph = 0, halo = 0;
-        for (int r = 0; r < runs[s].procs; r++) {
+    for (size_t s = 0; s < 2 * (sizeof runs / sizeof *runs); s++) {
+        const size_t i = s / 2;
+        const bool p2p = s % 2 == 1;
+        if (dir && runs[i].tile != 23) continue;
+        run_procs(&start, &p, runs[i].tile, dir, runs[i].procs, -1, -1, p2p, jobs);
+        uint64_t graph = 0, halo = 0, rounds = 0, result = 0;
+        for (int r = 0; r < runs[i].procs; r++) {
             CHECK_OK(jobs[r].st);
             if (jobs[r].st) fprintf(stderr, "process %d: %s\n", r, jobs[r].err.message);
             const uint64_t ht = hash_floats(jobs[r].field.heights, n);
             const uint64_t hat = hash_floats(jobs[r].area, n);
             if (ht != hw || hat != haw)
-                fprintf(stderr, "%s %ux%u tile %u, %d processes, process %d: heights %s, area %s\n",
-                        c->name, cx + 1u, cz + 1u, runs[s].tile, runs[s].procs, r,
-                        ht == hw ? "same" : "DIFFER", hat == haw ? "same" : "DIFFER");
+                fprintf(stderr,
+                        "%s %ux%u tile %u, %d processes%s, process %d: heights %s, area %s\n",
+                        c->name, cx + 1u, cz + 1u, runs[i].tile, runs[i].procs,
+                        p2p ? " point to point" : "", r, ht == hw ? "same" : "DIFFER",
+                        hat == haw ? "same" : "DIFFER");
             CHECK(ht == hw);
             CHECK(hat == haw);
             CHECK(jobs[r].report.pits_routed == rw.pits_routed);
@@ -316,10 +328,29 @@ static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *d
             CHECK(jobs[r].stats.steps == p.steps);
             halo += jobs[r].stats.received[0];
             graph += jobs[r].stats.received[1];
+            rounds += jobs[r].stats.received[2];
+            result += jobs[r].stats.received[3];
         }
         /* More than one tile: frames and graphs crossed between the processes. */
         if (jobs[0].stats.tiles > 1) CHECK(halo > 0 && graph > 0);
-        free_procs(jobs, runs[s].procs);
+        if (!p2p) {
+            all_halo = halo;
+            all_graph = graph;
+            all_rounds = rounds;
+            all_result = result;
+        } else {
+            CHECK(graph == all_graph && rounds == all_rounds);
+            /* The result moves a tile at a time from its owner to every other process: the
+             * same samples, with a largest area (4 bytes) a tile instead of a process. */
+            const int64_t extra =
+                4 * (int64_t)(runs[i].procs - 1) * ((int64_t)jobs[0].stats.tiles - runs[i].procs);
+            CHECK((int64_t)result - (int64_t)all_result == extra);
+            /* Some tile lies beyond every tile of another process (13 x 10 tiles of 5,
+             * 4 x 4 of 16, 3 x 3 of 23), or there is one tile and the processes without one
+             * read no frame: fewer bytes of frames than each to all. */
+            CHECK(halo < all_halo);
+        }
+        free_procs(jobs, runs[i].procs);
     }
     trn_field_dispose(&whole);
     trn_field_dispose(&start);
@@ -347,20 +378,22 @@ static void test_processes_files(void)
     trn_stream_power_params_default(&p);
     p.steps = 2;
     th_job jobs[3];
-    run_procs(&f, &p, 16, dir, 3, 1, -1, jobs);
-    CHECK_STATUS(jobs[1].st, TRN_ERR_IO);
-    CHECK_CONTAINS(jobs[1].err.message, "could not make the tile files");
-    CHECK_STATUS(jobs[0].st, TRN_ERR_MISMATCH);
-    CHECK_CONTAINS(jobs[0].err.message, "another process failed");
-    CHECK_STATUS(jobs[2].st, TRN_ERR_MISMATCH);
-    free_procs(jobs, 3);
-    /* One process cancelled at its second step: it says so, the others stop with it. */
-    run_procs(&f, &p, 16, dir, 3, -1, 2, jobs);
-    CHECK_STATUS(jobs[2].st, TRN_ERR_CANCELLED);
-    CHECK_STATUS(jobs[0].st, TRN_ERR_MISMATCH);
-    CHECK_STATUS(jobs[1].st, TRN_ERR_MISMATCH);
-    CHECK(jobs[0].stats.steps == 1);
-    free_procs(jobs, 3);
+    for (int p2p = 0; p2p < 2; p2p++) {
+        run_procs(&f, &p, 16, dir, 3, 1, -1, p2p, jobs);
+        CHECK_STATUS(jobs[1].st, TRN_ERR_IO);
+        CHECK_CONTAINS(jobs[1].err.message, "could not make the tile files");
+        CHECK_STATUS(jobs[0].st, TRN_ERR_MISMATCH);
+        CHECK_CONTAINS(jobs[0].err.message, "another process failed");
+        CHECK_STATUS(jobs[2].st, TRN_ERR_MISMATCH);
+        free_procs(jobs, 3);
+        /* One process cancelled at its second step: it says so, the others stop with it. */
+        run_procs(&f, &p, 16, dir, 3, -1, 2, p2p, jobs);
+        CHECK_STATUS(jobs[2].st, TRN_ERR_CANCELLED);
+        CHECK_STATUS(jobs[0].st, TRN_ERR_MISMATCH);
+        CHECK_STATUS(jobs[1].st, TRN_ERR_MISMATCH);
+        CHECK(jobs[0].stats.steps == 1);
+        free_procs(jobs, 3);
+    }
     trn_field_dispose(&f);
 }
 

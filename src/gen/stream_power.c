@@ -3327,15 +3327,144 @@ static int spt_frame(const spt_run *r, uint32_t t, uint32_t width, uint32_t win[
     return n;
 }
 
+/* The rows and columns of tiles a0..a1, b0..b1 within width samples of tile t (t among them).
+ * The relation is symmetric (the gap between two tiles' boxes is at most width both ways), so
+ * the owner of t and the owner of a tile in this range agree on which frames cross. */
+static void spt_near(const spt_run *r, uint32_t t, uint32_t width, uint32_t *a0, uint32_t *b0,
+                     uint32_t *a1, uint32_t *b1)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    *a0 = (x0 > width ? x0 - width : 0) / r->T;
+    *b0 = (z0 > width ? z0 - width : 0) / r->T;
+    *a1 = ((x1 + width < r->s.nx ? x1 + width : r->s.nx) - 1u) / r->T;
+    *b1 = ((z1 + width < r->s.nz ? z1 + width : r->s.nz) - 1u) / r->T;
+}
+
+/* The bytes of tile t's frame width samples deep in grid g. */
+static size_t spt_frame_bytes(const spt_run *r, const spt_grid *g, uint32_t t, uint32_t width)
+{
+    uint32_t win[4][4];
+    const int n = spt_frame(r, t, width, win);
+    size_t bytes = 0;
+    for (int k = 0; k < n; k++)
+        bytes += (size_t)win[k][2] * win[k][3] * g->elem;
+    return bytes;
+}
+
+/* spt_exchange through the transport's point-to-point blocks: each of this process's tiles'
+ * frames goes only to the processes owning a tile within width of it (those that read it),
+ * in tile order; from each process, the frames of its tiles within width of one of this
+ * process's, in tile order. What each process writes is what the all-gather wrote: the same
+ * frames of the same tiles. */
+static bool spt_exchange_p2p(spt_run *r, spt_grid *g, uint32_t width, bool ok)
+{
+    const int P = trn_comm_size(r->comm);
+    uint64_t *scount = calloc(2u * (size_t)P, sizeof *scount);
+    uint8_t **sbuf = calloc(2u * (size_t)P, sizeof *sbuf);
+    uint8_t *mark = malloc((size_t)P);
+    ok = ok && scount && sbuf && mark;
+    uint64_t *rcount = scount ? scount + P : NULL;
+    uint8_t **rbuf = sbuf ? sbuf + P : NULL;
+    /* The tiles this process reads (need) and, per process, the bytes either way. */
+    if (ok) memset(r->need, 0, r->ntiles);
+    for (uint32_t t = r->first; t < r->last && ok; t++) {
+        uint32_t a0, b0, a1, b1;
+        spt_near(r, t, width, &a0, &b0, &a1, &b1);
+        memset(mark, 0, (size_t)P);
+        for (uint32_t b = b0; b <= b1; b++)
+            for (uint32_t a = a0; a <= a1; a++) {
+                const uint32_t u = b * r->tnx + a;
+                if (u >= r->first && u < r->last) continue;
+                r->need[u] = 1;
+                mark[trn_comm_tile_owner(r->comm, u, r->ntiles)] = 1;
+            }
+        const size_t fb = spt_frame_bytes(r, g, t, width);
+        for (int q = 0; q < P; q++)
+            if (mark[q]) scount[q] += fb;
+    }
+    for (uint32_t u = 0; u < r->ntiles && ok; u++)
+        if (r->need[u])
+            rcount[trn_comm_tile_owner(r->comm, u, r->ntiles)] += spt_frame_bytes(r, g, u, width);
+    for (int q = 0; q < P && ok; q++) {
+        if (scount[q]) ok = (sbuf[q] = malloc((size_t)scount[q])) != NULL;
+        if (ok && rcount[q]) ok = (rbuf[q] = malloc((size_t)rcount[q])) != NULL;
+    }
+    /* Each frame read once, copied to every process that reads it. */
+    uint64_t *at = ok ? calloc((size_t)P, sizeof *at) : NULL;
+    uint8_t *frame = NULL;
+    ok = ok && at;
+    for (uint32_t t = r->first; t < r->last && ok; t++) {
+        uint32_t a0, b0, a1, b1, win[4][4];
+        spt_near(r, t, width, &a0, &b0, &a1, &b1);
+        memset(mark, 0, (size_t)P);
+        for (uint32_t b = b0; b <= b1; b++)
+            for (uint32_t a = a0; a <= a1; a++) {
+                const uint32_t u = b * r->tnx + a;
+                if (u < r->first || u >= r->last)
+                    mark[trn_comm_tile_owner(r->comm, u, r->ntiles)] = 1;
+            }
+        int first = -1;
+        for (int q = 0; q < P && first < 0; q++)
+            if (mark[q]) first = q;
+        if (first < 0) continue;
+        frame = sbuf[first] + at[first];
+        const int n = spt_frame(r, t, width, win);
+        size_t fb = 0;
+        for (int k = 0; k < n && ok; k++) {
+            ok = spt_io(g, false, win[k][0], win[k][1], win[k][2], win[k][3], frame + fb,
+                        win[k][2]);
+            fb += (size_t)win[k][2] * win[k][3] * g->elem;
+        }
+        for (int q = 0; q < P; q++)
+            if (mark[q]) {
+                if (q != first) memcpy(sbuf[q] + at[q], frame, fb);
+                at[q] += fb;
+            }
+    }
+    free(at);
+    free(mark);
+    ok = spt_agree(r, ok) &&
+         trn_comm_exchange(r->comm, (const void *const *)sbuf, scount, (void *const *)rbuf,
+                           rcount, NULL) == TRN_OK;
+    /* The frames received, in tile order from each process. */
+    uint64_t *got = ok ? calloc((size_t)P, sizeof *got) : NULL;
+    ok = ok && got;
+    for (uint32_t u = 0; u < r->ntiles && ok; u++) {
+        if (!r->need[u]) continue;
+        const int q = trn_comm_tile_owner(r->comm, u, r->ntiles);
+        uint32_t win[4][4];
+        const int n = spt_frame(r, u, width, win);
+        for (int k = 0; k < n && ok; k++) {
+            ok = spt_io(g, true, win[k][0], win[k][1], win[k][2], win[k][3], rbuf[q] + got[q],
+                        win[k][2]);
+            got[q] += (uint64_t)win[k][2] * win[k][3] * g->elem;
+        }
+    }
+    free(got);
+    for (int q = 0; sbuf && q < 2 * P; q++)
+        free(sbuf[q]);
+    free(sbuf);
+    free(scount);
+    return ok;
+}
+
 /* Every tile's frame width samples deep, from its process to the processes whose tiles read
  * it (the halo: receivers, passes and the border read one sample around a tile, diffusion
- * up to SPT_SUBSTEPS). Each process sends its tiles' frames, in tile order, to all (an
+ * up to SPT_SUBSTEPS). With point-to-point blocks each frame goes to those processes only
+ * (spt_exchange_p2p); else each process sends its tiles' frames, in tile order, to all (an
  * all-gather) and writes in the frames of the other processes' tiles within width of its
  * own. */
 static bool spt_exchange(spt_run *r, spt_grid *g, uint32_t width, bool ok)
 {
     if (!r->comm) return ok;
     uint64_t ms = 0, mr = 0;
+    if (trn_comm_can_exchange(r->comm)) {
+        trn_comm_traffic(r->comm, &ms, &mr);
+        ok = spt_exchange_p2p(r, g, width, ok);
+        spt_count(r, 0, &ms, &mr);
+        return ok;
+    }
     trn_comm_traffic(r->comm, &ms, &mr);
     uint32_t win[4][4];
     size_t bytes = 0;
@@ -3772,84 +3901,150 @@ static bool spt_gather_all(spt_run *r, const trn_stream_power_params *p, double 
     return spt_rounds_run(r, &d, wake, queued, ok);
 }
 
-/* The result on every process: each process's tiles (heights, drainage area) all-gathered into
- * the field as the one-process run writes it; the largest area off base level, agreed. */
+/* Tiles f0 .. f1 - 1's results (heights as doubles, then areas, tile by tile; then their
+ * largest area off base level) into the field as the one-process run writes them; *amax grows
+ * to theirs. */
+static void spt_result_put(const spt_run *r, const trn_stream_power_params *p, trn_field *field,
+                           double cell_area, uint32_t f0, uint32_t f1, const uint8_t *block,
+                           uint32_t *amax)
+{
+    const size_t per = sizeof(double) + sizeof(uint32_t);
+    const bool sea = isfinite(p->sea_level);
+    const uint32_t pad = r->pad, fnx = r->fnx, fnz = r->fnz;
+    size_t at = 0;
+    for (uint32_t t = f0; t < f1; t++) {
+        uint32_t x0, z0, x1, z1;
+        spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+        const uint32_t w = x1 - x0;
+        const size_t tn = (size_t)w * (z1 - z0);
+        const uint8_t *hh = block + at;
+        const uint8_t *aa = hh + tn * sizeof(double);
+        for (size_t k = 0; k < tn; k++) {
+            const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
+            if (i < pad || j < pad || i - pad >= fnx || j - pad >= fnz) continue;
+            double hv;
+            uint32_t av;
+            memcpy(&hv, hh + k * sizeof hv, sizeof hv);
+            memcpy(&av, aa + k * sizeof av, sizeof av);
+            float *fh = &field->heights[(size_t)(j - pad) * fnx + (i - pad)];
+            if (!(p->sea_surface && sea && (double)*fh <= p->sea_level))
+                *fh = (float)hv;
+            else if ((double)*fh < trn_sp_surface_floor(p))
+                *fh = (float)trn_sp_surface_floor(p);
+            if (p->drainage_area)
+                p->drainage_area[(size_t)(j - pad) * fnx + (i - pad)] =
+                    (float)((double)av * cell_area);
+        }
+        at += tn * per;
+    }
+    uint32_t m;
+    memcpy(&m, block + at, sizeof m);
+    if (m > *amax) *amax = m;
+}
+
+/* The bytes of tiles f0 .. f1 - 1's block of results (spt_result_put). */
+static size_t spt_result_bytes(const spt_run *r, uint32_t f0, uint32_t f1)
+{
+    size_t n = 0;
+    for (uint32_t t = f0; t < f1; t++) {
+        uint32_t x0, z0, x1, z1;
+        spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+        n += (size_t)(x1 - x0) * (z1 - z0);
+    }
+    return n * (sizeof(double) + sizeof(uint32_t)) + sizeof(uint32_t);
+}
+
+/* This process's tiles f0 .. f1 - 1 (its own) as spt_result_put reads them, into block. */
+static bool spt_result_get(spt_run *r, uint32_t f0, uint32_t f1, uint8_t *block)
+{
+    uint32_t most = 0;
+    size_t at = 0;
+    bool ok = true;
+    for (uint32_t t = f0; t < f1 && ok; t++) {
+        uint32_t x0, z0, x1, z1;
+        spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+        const uint32_t w = x1 - x0, h = z1 - z0;
+        const size_t tn = (size_t)w * h;
+        double *hh = (double *)(void *)(block + at);
+        uint32_t *aa = (uint32_t *)(void *)(block + at + tn * sizeof(double));
+        ok = spt_io(&r->H, false, x0, z0, w, h, hh, w) &&
+             spt_io(&r->AREA, false, x0, z0, w, h, aa, w) &&
+             spt_io(&r->BASE, false, x0, z0, w, h, r->wb, w);
+        for (size_t k = 0; k < tn && ok; k++)
+            if (aa[k] > most && !(r->wb[k] & 1u)) most = aa[k];
+        at += tn * (sizeof(double) + sizeof(uint32_t));
+    }
+    if (ok) memcpy(block + at, &most, sizeof most);
+    return ok;
+}
+
+/* The result on every process: each process's tiles (heights, drainage area) into the field as
+ * the one-process run writes it; the largest area off base level, agreed. With point-to-point
+ * blocks, one tile at a time goes from its owner to all the others (a round per tile), so a
+ * process holds one tile's block besides the field, not every process's (12 bytes a sample
+ * of the whole grid); else all-gathered. */
 static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_field *field,
                               double cell_area, uint32_t *amax, bool ok)
 {
     uint64_t ms = 0, mr = 0;
     trn_comm_traffic(r->comm, &ms, &mr);
-    size_t n = 0;
-    for (uint32_t t = r->first; t < r->last; t++) {
-        uint32_t x0, z0, x1, z1;
-        spt_tile_box(r, t, &x0, &z0, &x1, &z1);
-        n += (size_t)(x1 - x0) * (z1 - z0);
+    const int P = trn_comm_size(r->comm), me = trn_comm_rank(r->comm);
+    *amax = 0;
+    if (trn_comm_can_exchange(r->comm)) {
+        size_t most = 0;
+        for (uint32_t t = 0; t < r->ntiles; t++)
+            if (spt_result_bytes(r, t, t + 1u) > most) most = spt_result_bytes(r, t, t + 1u);
+        uint8_t *block = ok ? malloc(most) : NULL;
+        const void **send = calloc((size_t)P, sizeof *send);
+        void **recv = calloc((size_t)P, sizeof *recv);
+        uint64_t *count = calloc(2u * (size_t)P, sizeof *count);
+        ok = spt_agree(r, ok && block && send && recv && count);
+        for (uint32_t t = 0; t < r->ntiles && ok; t++) {
+            const int q = trn_comm_tile_owner(r->comm, t, r->ntiles);
+            const size_t bytes = spt_result_bytes(r, t, t + 1u);
+            memset(count, 0, 2u * (size_t)P * sizeof *count);
+            for (int k = 0; k < P; k++) {
+                send[k] = NULL;
+                recv[k] = NULL;
+            }
+            if (q == me) {
+                /* A failed read is agreed on in the exchange's stead: the others wait. */
+                ok = spt_agree(r, spt_result_get(r, t, t + 1u, block));
+                for (int k = 0; k < P && ok; k++)
+                    if (k != me) {
+                        send[k] = block;
+                        count[k] = bytes;
+                    }
+            } else {
+                ok = spt_agree(r, ok);
+                recv[q] = block;
+                count[P + q] = bytes;
+            }
+            ok = ok && trn_comm_exchange(r->comm, send, count, recv, count + P, NULL) == TRN_OK;
+            if (ok) spt_result_put(r, p, field, cell_area, t, t + 1u, block, amax);
+        }
+        free(block);
+        free(send);
+        free(recv);
+        free(count);
+        spt_count(r, 3, &ms, &mr);
+        return ok;
     }
-    /* Heights (doubles) then areas, tile by tile; then this process's largest area. */
-    const size_t per = sizeof(double) + sizeof(uint32_t);
-    uint8_t *mine = ok ? malloc(n * per + sizeof(uint32_t)) : NULL;
-    ok = ok && mine;
-    uint32_t mymax = 0;
-    size_t at = 0;
-    for (uint32_t t = r->first; t < r->last && ok; t++) {
-        uint32_t x0, z0, x1, z1;
-        spt_tile_box(r, t, &x0, &z0, &x1, &z1);
-        const uint32_t w = x1 - x0, h = z1 - z0;
-        const size_t tn = (size_t)w * h;
-        double *hh = (double *)(void *)(mine + at);
-        uint32_t *aa = (uint32_t *)(void *)(mine + at + tn * sizeof(double));
-        ok = spt_io(&r->H, false, x0, z0, w, h, hh, w) &&
-             spt_io(&r->AREA, false, x0, z0, w, h, aa, w) &&
-             spt_io(&r->BASE, false, x0, z0, w, h, r->wb, w);
-        for (size_t k = 0; k < tn && ok; k++)
-            if (aa[k] > mymax && !(r->wb[k] & 1u)) mymax = aa[k];
-        at += tn * per;
-    }
-    if (ok) memcpy(mine + at, &mymax, sizeof mymax);
+    const size_t bytes = spt_result_bytes(r, r->first, r->last);
+    uint8_t *mine = ok ? malloc(bytes) : NULL;
+    ok = ok && mine && spt_result_get(r, r->first, r->last, mine);
     void *all = NULL;
     uint64_t *counts = NULL;
-    ok = spt_agree(r, ok) && trn_comm_allgather(r->comm, mine, ok ? at + sizeof mymax : 0, &all,
-                                                &counts, NULL) == TRN_OK;
+    ok = spt_agree(r, ok) &&
+         trn_comm_allgather(r->comm, mine, ok ? bytes : 0, &all, &counts, NULL) == TRN_OK;
     free(mine);
-    const bool sea = isfinite(p->sea_level);
-    const uint32_t pad = r->pad, fnx = r->fnx, fnz = r->fnz;
-    *amax = 0;
-    at = 0;
-    for (int q = 0; ok && q < trn_comm_size(r->comm); q++) {
-        const size_t end = at + (size_t)counts[q];
+    size_t at = 0;
+    for (int q = 0; ok && q < P; q++) {
         const uint32_t f0 = (uint32_t)trn_comm_first_tile(r->comm, q, r->ntiles);
-        const uint32_t f1 = q + 1 == trn_comm_size(r->comm)
-                                ? r->ntiles
-                                : (uint32_t)trn_comm_first_tile(r->comm, q + 1, r->ntiles);
-        for (uint32_t t = f0; t < f1; t++) {
-            uint32_t x0, z0, x1, z1;
-            spt_tile_box(r, t, &x0, &z0, &x1, &z1);
-            const uint32_t w = x1 - x0;
-            const size_t tn = (size_t)w * (z1 - z0);
-            const uint8_t *hh = (const uint8_t *)all + at;
-            const uint8_t *aa = hh + tn * sizeof(double);
-            for (size_t k = 0; k < tn; k++) {
-                const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
-                if (i < pad || j < pad || i - pad >= fnx || j - pad >= fnz) continue;
-                double hv;
-                uint32_t av;
-                memcpy(&hv, hh + k * sizeof hv, sizeof hv);
-                memcpy(&av, aa + k * sizeof av, sizeof av);
-                float *fh = &field->heights[(size_t)(j - pad) * fnx + (i - pad)];
-                if (!(p->sea_surface && sea && (double)*fh <= p->sea_level))
-                    *fh = (float)hv;
-                else if ((double)*fh < trn_sp_surface_floor(p))
-                    *fh = (float)trn_sp_surface_floor(p);
-                if (p->drainage_area)
-                    p->drainage_area[(size_t)(j - pad) * fnx + (i - pad)] =
-                        (float)((double)av * cell_area);
-            }
-            at += tn * per;
-        }
-        uint32_t m;
-        memcpy(&m, (const uint8_t *)all + at, sizeof m);
-        if (m > *amax) *amax = m;
-        at = end;
+        const uint32_t f1 = q + 1 == P ? r->ntiles
+                                       : (uint32_t)trn_comm_first_tile(r->comm, q + 1, r->ntiles);
+        spt_result_put(r, p, field, cell_area, f0, f1, (const uint8_t *)all + at, amax);
+        at += (size_t)counts[q];
     }
     free(all);
     free(counts);

@@ -36,10 +36,12 @@ typedef struct trn_sp_tiled_stats {
 /* trn_stream_power_run_tiled shared by the processes of comm (NULL: one process, as
  * trn_stream_power_run_tiled): every process calls it with the same field and parameters and
  * works on its run of tiles (trn_comm_first_tile); the frames around the tiles are exchanged
- * between the passes, the small graphs are solved where they must be (the basins' chains on
- * every process from the shared roots, Kruskal's tree and the crossing counts on process 0, the
- * incision's heights in rounds), and every process gets the whole result: the bytes of one
- * process for any process count. dir: each process's own folder (or a shared one: the files
+ * between the passes (with comm's point-to-point blocks, each only to the processes owning a
+ * tile within its depth; else all-gathered), the small graphs are solved where they must be
+ * (the basins' chains on every process from the shared roots, Kruskal's tree and the crossing
+ * counts on process 0, the incision's heights in rounds), and every process gets the whole
+ * result (point to point, a tile at a time from its owner): the bytes of one process for any
+ * process count. dir: each process's own folder (or a shared one: the files
  * are unlinked at once). stats may be NULL. A failure on one process is agreed on at the next
  * exchange: it reports its own message, the others TRN_ERR_MISMATCH ("another process
  * failed"). */
