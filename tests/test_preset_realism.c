@@ -617,7 +617,7 @@ static double ladder_peak(const trn_field *f)
 /* The mountain range evolves through rock of varied strength (rock_variation), so its valleys
  * are not one ladder of parallel valleys at one spacing: its ladder peak stays under the real
  * DEM's 7.7 (6.2), where the same recipe with uniform rock and its uplift following the
- * range's height measures 10.6. *
+ * range's height measures 10.6. */
 static void test_mountain_range_no_ladder(void)
 {
     const char *text = trn_builtin_preset_text("builtin://terrain/mountain-range");
