@@ -9,8 +9,8 @@
 #            grid (NAME_WxH_CELLm.r32 naming is the caller's) for 'terrane render'.
 # Needs numpy (Debian: python3-numpy; run it with /usr/bin/python3).
 #
-# Channels are D8 steepest-descent paths (no fill: a pit ends its path) draining at least
-# 0.5 km^2. Printed:
+# Channels are D8 steepest-descent paths over a priority-flood-filled copy (every path reaches
+# the border) draining at least 0.5 km^2; every slope and height is the unfilled grid's. Printed:
 #   slope by distance   the median slope (Horn, degrees) of the channel samples and of the
 #                       samples 1, 2, 3 and 5 cells from the nearest channel (chessboard
 #                       distance): V-shaped valleys rise steeply right from the channel; a broad
@@ -25,6 +25,7 @@
 #                       across, both sides, before the wall first rises steeper than 15 degrees.
 #   slope spread        the 10th, 50th and 90th slope percentiles of all samples and the
 #                       share steeper than 30 degrees (threshold hillslopes).
+import heapq
 import json
 import subprocess
 import sys
@@ -87,7 +88,6 @@ slope = np.degrees(np.arctan(np.hypot(gx, gz)))
 
 # Priority-flood fill with a small rise over flats (Barnes et al. 2014), so every path reaches
 # the border: averaging onto a coarser cell leaves pits in narrow channels.
-import heapq
 n = H * W
 zf = z.ravel().copy()
 done = np.zeros(n, bool)
