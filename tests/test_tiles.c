@@ -11,6 +11,7 @@
 #include <tiffio.h>
 
 #include "core/paths.h"
+#include "graph/tile_store.h"
 #include "graph/tiles.h"
 #include "terrane/generate.h"
 #include "terrane/geotiff.h"
@@ -1102,6 +1103,44 @@ static void test_far_corner_of_largest_grid(void)
     trn_recipe_dispose(&r);
 }
 
+/* The disk tile cache at the far corner of a 65537^2 grid (tiles of 1024: the last column and
+ * row of tiles one sample wide, stored padded): four tiles put, a window across them read back
+ * sample for sample, nothing of the rest of the grid held. */
+static float far_value(uint32_t i, uint32_t j)
+{
+    return (float)(i - 64000u) + (float)(j - 64000u) * 2048.0f;
+}
+
+static void test_tile_store_far_corner(void)
+{
+    char dir[512];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    trn_tile_store *s = NULL;
+    trn_error e;
+    CHECK_OK(trn_tile_store_open(dir, BIG, BIG, 1024, &s, &e));
+    float *v = malloc((size_t)1024 * 1024 * sizeof(float));
+    CHECK(v != NULL);
+    for (uint32_t tz = 63; s && v && tz <= 64; tz++)
+        for (uint32_t tx = 63; tx <= 64; tx++) {
+            const uint32_t w = tx == 64 ? 1u : 1024u, h = tz == 64 ? 1u : 1024u;
+            for (uint32_t j = 0; j < h; j++)
+                for (uint32_t i = 0; i < w; i++)
+                    v[(size_t)j * w + i] = far_value(tx * 1024u + i, tz * 1024u + j);
+            CHECK_OK(trn_tile_store_put_tile(s, 77, 0, tx, tz, v, NULL, &e));
+        }
+    /* A window of 9 x 9 ending at the grid's far corner, across all four tiles. */
+    float win[81];
+    if (s) CHECK_OK(trn_tile_store_read(s, 77, 0, BIG - 9u, BIG - 9u, 9, 9, win, NULL, &e));
+    uint32_t wrong = 0;
+    for (uint32_t j = 0; s && j < 9; j++)
+        for (uint32_t i = 0; i < 9; i++)
+            wrong += win[j * 9u + i] != far_value(BIG - 9u + i, BIG - 9u + j);
+    CHECK_EQ_INT(wrong, 0);
+    trn_tile_store_close(s);
+    free(v);
+    rmdir(dir);
+}
+
 /* A global node upstream works on the whole grid: refused past 2^31 - 1 samples, naming it. */
 static void test_global_node_on_largest_grid(void)
 {
@@ -1286,5 +1325,6 @@ int main(void)
     RUN(test_strokes_on_tiles);
     RUN(test_far_corner_of_largest_grid);
     RUN(test_global_node_on_largest_grid);
+    RUN(test_tile_store_far_corner);
     return trn_test_finish();
 }
