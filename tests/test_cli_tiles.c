@@ -1081,6 +1081,72 @@ static void test_tiles_exclusions(void)
     trn_recipe_dispose(&r);
 }
 
+/* The largest world a recipe may ask for, 65536 x 65536 cells (65537^2 samples, above 2^32),
+ * passes validation with --tiles and gets a budget estimate from the tile, not the whole grid:
+ * the writer's band of three tile rows (3 x 1024 x 65537 floats) and the tile with its halos.
+ * Nothing is generated: the budget given is below the estimate. */
+static void test_tiles_largest_world(void)
+{
+    static const char plain[] =
+        "{\"size\": [65536, 65536], \"resolution\": [256, 256], \"seed\": 7,\n"
+        " \"default_landform\": \"rolling\",\n"
+        " \"landforms\": {\"rolling\": {\"base_height\": 0, \"height_variation\": 36,\n"
+        "   \"feature_size\": 300, \"octaves\": 3}},\n"
+        " \"default_biome\": \"grass\",\n"
+        " \"biomes\": {\"grass\": {\"color\": [0.4, 0.6, 0.3, 1]}}}\n";
+    char recipe[600], tif[600], valley[1024];
+    at(recipe, sizeof recipe, "largest.json");
+    at(tif, sizeof tif, "largest.tif");
+    CHECK(trn_test_write_file(recipe, plain, sizeof plain - 1));
+    char *err = NULL;
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 65536x65536 --tiles 1024 "
+                                   "--memory 1MiB --no-work-limit -o '%s'",
+                                   NULL, &err, recipe, tif),
+                 1);
+    CHECK_CONTAINS(err, "--memory 1.0 MiB is below the 788.0 MiB a tile of 1024 samples with its "
+                        "halos is estimated to need on this 65537 x 65537-sample grid");
+    CHECK(!trn_test_exists(tif));
+    free(err);
+    err = NULL;
+    /* The work budget names the samples past 2^32 and how to raise it. */
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 65536x65536 --tiles 1024 "
+                                   "--memory 4GiB -o '%s'",
+                                   NULL, &err, recipe, tif),
+                 1);
+    CHECK_CONTAINS(err, "work 12885295107 (4295098369 samples x (3 octaves + 0 warp))");
+    CHECK_CONTAINS(err, "--max-work N");
+    free(err);
+    err = NULL;
+    /* Without --tiles the whole grid is refused, pointing to --tiles; past 65536 cells, always. */
+    char r32[600];
+    at(r32, sizeof r32, "largest.r32");
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 65536x65536 -o '%s'", NULL, &err,
+                                   recipe, r32),
+                 1);
+    CHECK_CONTAINS(err, "65536 x 65536 cells make 4295098369 samples");
+    CHECK_CONTAINS(err, "terrane generate --tiles");
+    CHECK(!trn_test_exists(r32));
+    free(err);
+    err = NULL;
+    CHECK(trn_test_run_clif("generate '%s' --resolution 65537x65536 --tiles 1024 -o '%s'", NULL,
+                            &err, recipe, tif) != 0);
+    CHECK_CONTAINS(err, "expected two whole numbers 1..65536, found 65537 x 65536");
+    free(err);
+    err = NULL;
+    /* A global node (stream power) on that grid is refused before anything runs, named. */
+    snprintf(valley, sizeof valley, "%s/examples/recipes/valley.json", TRN_SOURCE_DIR);
+    CHECK_EQ_INT(trn_test_run_clif("generate '%s' --resolution 65536x65536 --tiles 1024 "
+                                   "--memory 1024GiB --no-work-limit -o '%s'",
+                                   NULL, &err, valley, tif),
+                 1);
+    CHECK_CONTAINS(err, "node 'evolve' (stream_power) works on the whole grid, which may hold at "
+                        "most 2147483647 samples");
+    CHECK_CONTAINS(err, "this grid has 65537 x 65537 = 4295098369");
+    CHECK(!trn_test_exists(tif));
+    free(err);
+    remove(recipe);
+}
+
 int main(void)
 {
     if (!trn_test_tmpdir(tmp, sizeof tmp)) return 1;
@@ -1091,6 +1157,7 @@ int main(void)
     RUN(test_tiles_beamng);
     RUN(test_tiles_gltf);
     RUN(test_tiles_refused);
+    RUN(test_tiles_largest_world);
     RUN(test_tiles_json);
     RUN(test_types_reach);
     return trn_test_finish();

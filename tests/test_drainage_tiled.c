@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/drainage_tiled_internal.h"
 #include "terrane/drainage.h"
 #include "terrane/drainage_tiled.h"
 #include "comm_threads.h"
@@ -370,6 +371,81 @@ static void test_cancel(void)
     trn_field_dispose(&f);
 }
 
+/* Sample indices of the whole grid are 64-bit: on a 65537^2 grid (the largest a recipe asks
+ * for) the far corner is past 2^32. */
+static void test_sample_index_64(void)
+{
+    const size_t nx = 65537;
+    /* Sample 5 of a tile 4 wide at (65533, 65535): (65534, 65536). */
+    CHECK(trn_dt_sample_index(nx, 65533, 65535, 4, 5) == UINT64_C(65536) * nx + 65534);
+    CHECK(trn_dt_sample_index(nx, 65536, 65536, 1, 0) == UINT64_C(65537) * 65537 - 1);
+    /* A tall thin grid: 3 samples a row, row 2^31. */
+    CHECK(trn_dt_sample_index(3, 1, 0x7FFFFFFFu, 2, 3) == UINT64_C(0x80000000) * 3 + 2);
+}
+
+/* Tiles far apart on a 65537^2 grid whose samples' indices are equal modulo 2^32 (row 65535's
+ * sample i is i - 1 + 2^32): Barnes 2017's flow graph must keep their exits and entries apart.
+ * Only these five tiles are held. In row 0, A = (0, 0) flows east into B = (1, 0), an outlet.
+ * In row 65535, C = (3) flows west into D = (2, 1), whose entry flows west and leaves through
+ * (1) into E = (0), an outlet. With 32-bit indices A's exit and D's share a key, and so do
+ * B's entry and D's. */
+static void test_flow_graph_far_rows(void)
+{
+    const uint8_t east = 0, west = 4;
+    uint8_t dir_a[1] = {east}, dir_b[1] = {TRN_DRAIN_OUTLET}, dir_c[1] = {west};
+    uint8_t dir_d[2] = {west, west}, dir_e[1] = {TRN_DRAIN_OUTLET};
+    uint8_t no[2] = {0, 0}, in_b[1] = {1}, in_d[2] = {0, 1}, in_e[1] = {1};
+    uint32_t acc_a[1], acc_b[1], acc_c[1], acc_d[2], acc_e[1];
+    trn_dt_tile_flow tiles[5] = {
+        {0, 0, 1, 1, dir_a, no, acc_a},       {1, 0, 1, 1, dir_b, in_b, acc_b},
+        {3, 65535, 1, 1, dir_c, no, acc_c},   {1, 65535, 2, 1, dir_d, in_d, acc_d},
+        {0, 65535, 1, 1, dir_e, in_e, acc_e},
+    };
+    trn_error err = {0};
+    CHECK_OK(trn_dt_flow_tiles(65537, 65537, 5, tiles, &err));
+    CHECK_EQ_INT(acc_a[0], 1);
+    CHECK_EQ_INT(acc_b[0], 2); /* itself and A */
+    CHECK_EQ_INT(acc_c[0], 1);
+    CHECK_EQ_INT(acc_d[1], 2); /* itself and C */
+    CHECK_EQ_INT(acc_d[0], 3);
+    CHECK_EQ_INT(acc_e[0], 4); /* everything in row 65535 */
+}
+
+static trn_status first_tile_only(void *user, uint32_t i0, uint32_t j0, uint32_t w, uint32_t h,
+                                  float *out, trn_error *err)
+{
+    (void)out;
+    uint32_t *seen = user;
+    seen[0] = i0;
+    seen[1] = j0;
+    seen[2] = w;
+    seen[3] = h;
+    return trn_error_set(err, TRN_ERR_IO, NULL, -1, "stop after the first tile");
+}
+
+/* A grid of more than 2^32 samples is taken (only tiles are held): the solver starts on its
+ * first tile, where the test stops it. */
+static void test_grid_above_2_32(void)
+{
+    trn_comm *comm = trn_comm_serial_new();
+    const trn_drainage_tiling g = {65536, 65536, 65536.0, 65536.0, NAN, 1024, 0, 0};
+    uint32_t seen[4] = {9, 9, 9, 9};
+    trn_drainage_tiles *t = NULL;
+    trn_error err = {0};
+    CHECK_STATUS(trn_drainage_tiled_compute(comm, &g, first_tile_only, seen, &t, NULL, NULL, &err),
+                 TRN_ERR_IO);
+    CHECK_CONTAINS(err.message, "stop after the first tile");
+    CHECK(seen[0] == 0 && seen[1] == 0 && seen[2] == 1024 && seen[3] == 1024);
+    CHECK(t == NULL);
+    /* A tile of 2^32 samples or more is refused: its own indices are 32-bit. */
+    const trn_drainage_tiling big = {65536, 65536, 65536.0, 65536.0, NAN, 65537, 0, 0};
+    CHECK_STATUS(
+        trn_drainage_tiled_compute(comm, &big, first_tile_only, seen, &t, NULL, NULL, &err),
+        TRN_ERR_OVERFLOW);
+    CHECK_CONTAINS(err.message, "tiles of fewer than 2^32-3 samples, found 65537x65537");
+    trn_comm_free(comm);
+}
+
 int main(void)
 {
     RUN(test_rough);
@@ -379,5 +455,8 @@ int main(void)
     RUN(test_processes);
     RUN(test_errors);
     RUN(test_cancel);
+    RUN(test_sample_index_64);
+    RUN(test_flow_graph_far_rows);
+    RUN(test_grid_above_2_32);
     return trn_test_finish();
 }

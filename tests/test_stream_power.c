@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/stream_power_dep.h"
 #include "terrane/generate.h"
 #include "terrane/landscape.h"
 #include "test.h"
@@ -1207,9 +1208,35 @@ static void test_graph_node_rock(void)
     trn_recipe_dispose(&plain);
 }
 
+/* Deposition's link and height rules (shared by the whole-grid and tiled solves, which agree
+ * whatever order they use) pinned to the double: inputs where regrouping a sum, (z0 + pv) + x
+ * against z0 + (pv + x), 1 + F + y against 1 + (F + y), z0 (1 + g) against z0 + z0 g, or fusing
+ * a product into a sum (fma) moves the last bit. */
+static void test_deposition_link_order(void)
+{
+    double al, be, cp, cq;
+    sp_dep_link(0x1.199999999999ap-1, 0x1.f333333333333p+0, 66, false, 0x1.eb4f578f05646p+6,
+                0x1.6c08p+14, -0x1.46c427e56710ap+8, &al, &be, &cp, &cq);
+    CHECK(al == 0x1.bfc7930de3e74p+5);
+    CHECK(be == 0x1.5f76ad0f3701fp-2);
+    CHECK(cp == 0x1.3d2f2e86402fcp+12);
+    CHECK(cq == -0x1.c1fde4b0f5ef5p+6);
+    /* The same sums are what the tiles pass on; a lake keeps its alpha and says so in beta. */
+    double al2, be2, cp2, cq2;
+    sp_dep_link(0x1.199999999999ap-1, 0x1.f333333333333p+0, 66, true, 0x1.eb4f578f05646p+6,
+                0x1.6c08p+14, -0x1.46c427e56710ap+8, &al2, &be2, &cp2, &cq2);
+    CHECK(al2 == al && be2 == -1.0 && cp2 == cp && cq2 == cq);
+    CHECK(sp_dep_height(al, be, 0.0, 0x1.905a72acd1f7fp+5) == 0x1.24987cf9093f6p+6);
+    /* A lake fills to what comes in, at most its way out (or its own height when higher). */
+    CHECK(sp_dep_height(60.0, -1.0, 40.0, 50.0) == 50.0);
+    CHECK(sp_dep_height(60.0, -1.0, 55.0, 50.0) == 55.0);
+    CHECK(sp_dep_height(45.0, -1.0, 40.0, 50.0) == 45.0);
+}
+
 int main(void)
 {
     RUN(test_channel_steady_state);
+    RUN(test_deposition_link_order);
     RUN(test_uplift_mask_and_base_level);
     RUN(test_diffusion);
     RUN(test_diffusion_rock);

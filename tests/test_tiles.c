@@ -11,6 +11,7 @@
 #include <tiffio.h>
 
 #include "core/paths.h"
+#include "graph/tile_store.h"
 #include "graph/tiles.h"
 #include "terrane/generate.h"
 #include "terrane/geotiff.h"
@@ -1102,6 +1103,115 @@ static void test_far_corner_of_largest_grid(void)
     trn_recipe_dispose(&r);
 }
 
+/* Split on the largest grid (65537^2 samples, above 2^32): a Drainage read by a D8 Flow
+ * Accumulation and a filling Drain Depressions hold only their tiles, so they are taken (a
+ * global node solved whole is refused there, test_global_node_on_largest_grid); the run is
+ * stopped once the drainage has flooded its first tile. */
+typedef struct stop_at_drainage {
+    unsigned calls;
+    bool drainage;
+} stop_at_drainage;
+
+static int stop_in_drainage(double done, const char *stage, void *user)
+{
+    (void)done;
+    stop_at_drainage *s = user;
+    s->calls++;
+    if (stage && strstr(stage, "drainage")) s->drainage = true;
+    return s->drainage ? TRN_CANCEL : 0;
+}
+
+static void test_split_on_largest_grid(void)
+{
+    static const char graph_split[] =
+        "{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+        "{\"id\":\"n\",\"type\":\"noise_terrain\",\"params\":{\"octaves\":2}},"
+        "{\"id\":\"d\",\"type\":\"drainage\",\"params\":{\"sea\":\"off\"},"
+        "\"inputs\":{\"field\":{\"node\":\"n\"}}},"
+        "{\"id\":\"f\",\"type\":\"flow_accumulation\",\"params\":{\"method\":\"d8\"},"
+        "\"inputs\":{\"drainage\":{\"node\":\"d\",\"pin\":\"drainage\"}}},"
+        "{\"id\":\"dd\",\"type\":\"drain_depressions\",\"params\":{\"mode\":\"fill\","
+        "\"sea\":\"off\"},\"inputs\":{\"field\":{\"node\":\"n\"}}},"
+        "{\"id\":\"b\",\"type\":\"height_offset\",\"params\":{\"offset\":-20},"
+        "\"inputs\":{\"field\":{\"node\":\"dd\"},\"mask\":{\"node\":\"f\"}}},"
+        "{\"id\":\"out\",\"type\":\"terrain_output\","
+        "\"inputs\":{\"field\":{\"node\":\"b\"}}}]}";
+    trn_recipe r;
+    trn_graph g;
+    CHECK(big_recipe(&r, &g, graph_split));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    o.max_work = TRN_WORK_UNLIMITED;
+    trn_error e;
+    trn_error_clear(&e);
+    window_collect c = {NULL, 0, false};
+    const trn_graph_tile_options to = {.tile = 256,
+                                       .cache_dir = TILE_CACHE,
+                                       .x0 = WIN0,
+                                       .z0 = WIN0,
+                                       .samples_x = WIN,
+                                       .samples_z = WIN};
+    CHECK(trn_mkdir_p(SHARED_DIR, &e) == TRN_OK);
+    trn_tile_split split;
+    memset(&split, 0, sizeof split);
+    split.comm = trn_comm_serial_new();
+    split.shared_dir = SHARED_DIR;
+    stop_at_drainage stop = {0, false};
+    CHECK_STATUS(trn_graph_evaluate_tiles_split(&g, &r, &o, &to, NULL, &split, collect_window, &c,
+                                                stop_in_drainage, &stop, &e),
+                 TRN_ERR_CANCELLED);
+    CHECK(stop.drainage);
+    CHECK_EQ_INT(c.tiles, 0);
+    /* Without the split (no shared folder) the same graph is refused, naming the node. */
+    CHECK_STATUS(trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_window, &c, NULL, NULL, &e),
+                 TRN_ERR_LIMIT);
+    CHECK_CONTAINS(e.message, "node 'dd' (drain_depressions) works on the whole grid");
+    (void)rmdir(SHARED_DIR);
+    trn_comm_free(split.comm);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    remove(TILE_CACHE);
+}
+
+/* The disk tile cache at the far corner of a 65537^2 grid (tiles of 1024: the last column and
+ * row of tiles one sample wide, stored padded): four tiles put, a window across them read back
+ * sample for sample, nothing of the rest of the grid held. */
+static float far_value(uint32_t i, uint32_t j)
+{
+    return (float)(i - 64000u) + (float)(j - 64000u) * 2048.0f;
+}
+
+static void test_tile_store_far_corner(void)
+{
+    char dir[512];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    trn_tile_store *s = NULL;
+    trn_error e;
+    CHECK_OK(trn_tile_store_open(dir, BIG, BIG, 1024, &s, &e));
+    float *v = malloc((size_t)1024 * 1024 * sizeof(float));
+    CHECK(v != NULL);
+    for (uint32_t tz = 63; s && v && tz <= 64; tz++)
+        for (uint32_t tx = 63; tx <= 64; tx++) {
+            const uint32_t w = tx == 64 ? 1u : 1024u, h = tz == 64 ? 1u : 1024u;
+            for (uint32_t j = 0; j < h; j++)
+                for (uint32_t i = 0; i < w; i++)
+                    v[(size_t)j * w + i] = far_value(tx * 1024u + i, tz * 1024u + j);
+            CHECK_OK(trn_tile_store_put_tile(s, 77, 0, tx, tz, v, NULL, &e));
+        }
+    /* A window of 9 x 9 ending at the grid's far corner, across all four tiles. */
+    float win[81];
+    if (s) CHECK_OK(trn_tile_store_read(s, 77, 0, BIG - 9u, BIG - 9u, 9, 9, win, NULL, &e));
+    uint32_t wrong = 0;
+    for (uint32_t j = 0; s && j < 9; j++)
+        for (uint32_t i = 0; i < 9; i++)
+            wrong += win[j * 9u + i] != far_value(BIG - 9u + i, BIG - 9u + j);
+    CHECK_EQ_INT(wrong, 0);
+    trn_tile_store_close(s);
+    free(v);
+    rmdir(dir);
+}
+
 /* A global node upstream works on the whole grid: refused past 2^31 - 1 samples, naming it. */
 static void test_global_node_on_largest_grid(void)
 {
@@ -1286,5 +1396,7 @@ int main(void)
     RUN(test_strokes_on_tiles);
     RUN(test_far_corner_of_largest_grid);
     RUN(test_global_node_on_largest_grid);
+    RUN(test_tile_store_far_corner);
+    RUN(test_split_on_largest_grid);
     return trn_test_finish();
 }

@@ -49,8 +49,11 @@ typedef struct trn_drainage_tiles trn_drainage_tiles;
  * accumulated alone, the flows between tiles solved as a graph on process 0, each tile
  * accumulated again with its inflows). filled, flow_dir and accumulation are byte for byte
  * those of trn_drainage_compute on the whole grid, for any tile size and process count (no
- * basin list). Every process of comm calls this together. Errors: TRN_ERR_INVALID_ARGUMENT
- * (sizes, a NaN height: named), TRN_ERR_OVERFLOW (2^32-1 samples or more), TRN_ERR_NO_MEMORY,
+ * basin list). The whole grid is never held: it may have more than 2^32 samples (65537^2),
+ * sample indices across tiles being 64-bit; an accumulation above 2^32-1 (only on such a grid)
+ * is held at 2^32-1. Every process of comm calls this together. Errors:
+ * TRN_ERR_INVALID_ARGUMENT (sizes, a NaN height: named), TRN_ERR_OVERFLOW (a tile of 2^32-3
+ * samples or more, 2^32-1 watersheds or flows on the tiles' borders), TRN_ERR_NO_MEMORY,
  * TRN_ERR_CANCELLED, the height callback's, and TRN_ERR_MISMATCH on the other processes when
  * one fails. Progress (stage "drainage") is reported by process 0 only. */
 trn_status trn_drainage_tiled_compute(trn_comm *comm, const trn_drainage_tiling *tiling,

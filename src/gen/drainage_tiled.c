@@ -8,6 +8,7 @@
 #include "core/progress.h"
 #include "gen/d8.h"
 #include "gen/d8_rules.h"
+#include "gen/drainage_tiled_internal.h"
 #include "terrane/drainage_tiled.h"
 
 /* Watershed labels of the local flood: 0 none yet, DT_OCEAN for water that reaches an outlet
@@ -17,6 +18,8 @@
 /* flow_dir while directions are being found: a flat sample whose link is not chosen yet. */
 #define DT_FLAT 0xFEu
 #define DT_NONE UINT32_MAX
+/* No exit, in the flow graph's 64-bit sample indices. */
+#define DT_NONE64 UINT64_MAX
 
 typedef struct dt_edge {
     uint32_t a, b; /* a < b */
@@ -74,9 +77,21 @@ static bool bytes_u32(dt_bytes *b, uint32_t v)
     return bytes_add(b, &v, sizeof v);
 }
 
+static bool bytes_u64(dt_bytes *b, uint64_t v)
+{
+    return bytes_add(b, &v, sizeof v);
+}
+
 static inline uint32_t rd_u32(const uint8_t *p)
 {
     uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline uint64_t rd_u64(const uint8_t *p)
+{
+    uint64_t v;
     memcpy(&v, p, sizeof v);
     return v;
 }
@@ -394,6 +409,14 @@ static trn_status spill_solve(trn_drainage_tiles *r, const uint8_t **blocks, voi
     for (size_t t = 0; t < count; t++) {
         base[t] = nodes;
         nodes += rd_u32(blocks[t]) - DT_FIRST_LABEL;
+    }
+    /* Watersheds are numbered in 32 bits (the heap's keys hold one beside a level). */
+    if (nodes >= DT_NONE) {
+        free(base);
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
+                             "tiled drainage: %zu watersheds meet the tiles' borders, expected "
+                             "fewer than 2^32-1: use larger tiles",
+                             nodes);
     }
     /* Edges both ways: counted, then placed (CSR). */
     size_t *deg = calloc(nodes + 1, sizeof *deg);
@@ -932,12 +955,20 @@ static inline uint32_t local_target(const dt_tile *t, size_t c)
     return (uint32_t)(nj * t->w + ni);
 }
 
+/* a + b, held at UINT32_MAX: a grid of 2^32 samples or more (the tiled solver's alone) may
+ * gather more above one sample than the accumulation's 32 bits count; below that no sum
+ * reaches it, so the bytes stay trn_drainage_compute's. */
+static inline uint32_t acc_add(uint32_t a, uint32_t b)
+{
+    return b > UINT32_MAX - a ? UINT32_MAX : a + b;
+}
+
 /* acc = 1 + extra (NULL: none) + everything upstream inside the tile; indeg is scratch. */
 static void tile_accumulate(dt_tile *t, const uint32_t *extra, uint8_t *indeg)
 {
     memset(indeg, 0, t->n);
     for (size_t c = 0; c < t->n; c++) {
-        t->acc[c] = 1u + (extra ? extra[c] : 0u);
+        t->acc[c] = acc_add(1u, extra ? extra[c] : 0u);
         if (t->dir[c] == TRN_DRAIN_OUTLET) continue;
         const uint32_t m = local_target(t, c);
         if (m != DT_NONE) indeg[m]++;
@@ -950,7 +981,7 @@ static void tile_accumulate(dt_tile *t, const uint32_t *extra, uint8_t *indeg)
             if (t->dir[c] == TRN_DRAIN_OUTLET) break;
             const uint32_t m = local_target(t, c);
             if (m == DT_NONE) break;
-            t->acc[m] += t->acc[c];
+            t->acc[m] = acc_add(t->acc[m], t->acc[c]);
             if (--indeg[m] != 0) break;
             c = m;
         }
@@ -973,13 +1004,21 @@ static void tile_entries(const trn_drainage_tiles *r, const dt_tile *t, const ui
     }
 }
 
-static inline uint32_t global_index(const trn_drainage_tiles *r, const dt_tile *t, size_t c)
+/* A sample's index in the whole grid (j * nx + i): 64 bits, as a grid may hold more than 2^32
+ * samples (65537^2); indices inside a tile stay 32-bit. */
+uint64_t trn_dt_sample_index(size_t nx, uint32_t i0, uint32_t j0, uint32_t w, size_t c)
 {
-    return (uint32_t)((t->j0 + c / t->w) * r->nx + t->i0 + c % t->w);
+    return ((uint64_t)j0 + c / w) * nx + i0 + c % w;
 }
 
-/* A tile's block for the flow graph: its exits (sample, where it flows, local accumulation)
- * and its entries (sample, the exit its water reaches inside the tile or none). */
+static inline uint64_t global_index(const trn_drainage_tiles *r, const dt_tile *t, size_t c)
+{
+    return trn_dt_sample_index(r->nx, t->i0, t->j0, t->w, c);
+}
+
+/* A tile's block for the flow graph: its exits (sample, where it flows, both 64-bit indices
+ * in the whole grid, and its local accumulation: 20 bytes) and its entries (sample, the exit
+ * its water reaches inside the tile or DT_NONE64: 16 bytes). down is scratch of t->n. */
 static bool flow_block(const trn_drainage_tiles *r, const dt_tile *t, const uint8_t *entry,
                        uint32_t *down, dt_bytes *b)
 {
@@ -991,15 +1030,15 @@ static bool flow_block(const trn_drainage_tiles *r, const dt_tile *t, const uint
     if (!bytes_u32(b, n_exit) || !bytes_u32(b, n_entry)) return false;
     for (size_t c = 0; c < t->n; c++) {
         if (t->dir[c] == TRN_DRAIN_OUTLET || local_target(t, c) != DT_NONE) continue;
-        const size_t gi = t->i0 + c % t->w, gj = t->j0 + c / t->w;
-        const uint32_t to = (uint32_t)((gj + (size_t)(int64_t)TRN_D8_DJ[t->dir[c]]) * r->nx +
-                                       gi + (size_t)(int64_t)TRN_D8_DI[t->dir[c]]);
-        if (!bytes_u32(b, global_index(r, t, c)) || !bytes_u32(b, to) ||
+        /* The receiver: one D8 step from the sample (unsigned wrap-around adds the step). */
+        const int64_t step = (int64_t)TRN_D8_DJ[t->dir[c]] * (int64_t)r->nx + TRN_D8_DI[t->dir[c]];
+        const uint64_t to = global_index(r, t, c) + (uint64_t)step;
+        if (!bytes_u64(b, global_index(r, t, c)) || !bytes_u64(b, to) ||
             !bytes_u32(b, t->acc[c]))
             return false;
     }
-    /* down[]: the exit each sample's water reaches (DT_NONE: an outlet), found along each
-     * entry's path and remembered, so every sample is walked once. */
+    /* down[]: the exit each sample's water reaches, as a tile-local index (DT_NONE: an
+     * outlet), found along each entry's path and remembered, so every sample is walked once. */
     for (size_t c = 0; c < t->n; c++)
         down[c] = DT_NONE - 1;
     dt_fifo path = {0};
@@ -1023,14 +1062,15 @@ static bool flow_block(const trn_drainage_tiles *r, const dt_tile *t, const uint
             }
             const uint32_t m = local_target(t, c);
             if (m == DT_NONE) {
-                found = global_index(r, t, c);
+                found = (uint32_t)c;
                 break;
             }
             c = m;
         }
         for (size_t k = 0; k < path.n; k++)
             down[path.v[path.head + k]] = found;
-        if (!bytes_u32(b, global_index(r, t, q)) || !bytes_u32(b, found)) {
+        if (!bytes_u64(b, global_index(r, t, q)) ||
+            !bytes_u64(b, found == DT_NONE ? DT_NONE64 : global_index(r, t, found))) {
             free(path.v);
             return false;
         }
@@ -1040,7 +1080,8 @@ static bool flow_block(const trn_drainage_tiles *r, const dt_tile *t, const uint
 }
 
 typedef struct dt_key {
-    uint32_t cell, idx;
+    uint64_t cell;
+    uint32_t idx;
 } dt_key;
 
 static int key_cmp(const void *x, const void *y)
@@ -1049,7 +1090,7 @@ static int key_cmp(const void *x, const void *y)
     return (a->cell > b->cell) - (a->cell < b->cell);
 }
 
-static uint32_t key_find(const dt_key *keys, size_t n, uint32_t cell)
+static uint32_t key_find(const dt_key *keys, size_t n, uint64_t cell)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -1074,8 +1115,17 @@ static trn_status flow_solve(trn_drainage_tiles *r, const uint8_t **blocks, void
         nq += rd_u32(blocks[t] + 4);
     }
     r->stats.flow_links = ne;
+    /* Exits and entries are numbered in 32 bits (at most the tiles' borders: 2^32 of them
+     * would take tiles of a few samples on the largest grid). */
+    if (ne + nq >= DT_NONE)
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
+                             "tiled drainage: %zu flows between tiles, expected fewer than "
+                             "2^32-1: use larger tiles",
+                             ne + nq);
     dt_key *ekeys = malloc((ne + 1) * sizeof *ekeys), *qkeys = malloc((nq + 1) * sizeof *qkeys);
-    uint32_t *etarget = malloc((ne + 1) * sizeof *etarget), *qdown = malloc((nq + 1) * sizeof *qdown);
+    /* Targets and downs: whole-grid sample indices as read, then exit and entry numbers. */
+    uint64_t *etarget = malloc((ne + 1) * sizeof *etarget);
+    uint64_t *qdown = malloc((nq + 1) * sizeof *qdown);
     uint64_t *eval = malloc((ne + 1) * sizeof *eval), *qval = calloc(nq + 1, sizeof *qval);
     uint32_t *epend = calloc(ne + 1, sizeof *epend), *qpend = calloc(nq + 1, sizeof *qpend);
     uint32_t *stack = malloc((ne + nq + 1) * sizeof *stack);
@@ -1089,14 +1139,14 @@ static trn_status flow_solve(trn_drainage_tiles *r, const uint8_t **blocks, void
             const uint8_t *b = blocks[t];
             const uint32_t te = rd_u32(b), tq = rd_u32(b + 4);
             const uint8_t *p = b + 8;
-            for (uint32_t k = 0; k < te; k++, e++, p += 12) {
-                ekeys[e] = (dt_key){rd_u32(p), (uint32_t)e};
-                etarget[e] = rd_u32(p + 4);
-                eval[e] = rd_u32(p + 8);
+            for (uint32_t k = 0; k < te; k++, e++, p += 20) {
+                ekeys[e] = (dt_key){rd_u64(p), (uint32_t)e};
+                etarget[e] = rd_u64(p + 8);
+                eval[e] = rd_u32(p + 16);
             }
-            for (uint32_t k = 0; k < tq; k++, q++, p += 8) {
-                qkeys[q] = (dt_key){rd_u32(p), (uint32_t)q};
-                qdown[q] = rd_u32(p + 4);
+            for (uint32_t k = 0; k < tq; k++, q++, p += 16) {
+                qkeys[q] = (dt_key){rd_u64(p), (uint32_t)q};
+                qdown[q] = rd_u64(p + 8);
             }
         }
     }
@@ -1110,7 +1160,10 @@ static trn_status flow_solve(trn_drainage_tiles *r, const uint8_t **blocks, void
         qpend[q]++;
     }
     for (size_t q = 0; q < nq; q++) {
-        if (qdown[q] == DT_NONE) continue;
+        if (qdown[q] == DT_NONE64) {
+            qdown[q] = DT_NONE;
+            continue;
+        }
         const uint32_t e = key_find(ekeys, ne, qdown[q]);
         if (e == DT_NONE) goto broken;
         qdown[q] = e;
@@ -1127,15 +1180,15 @@ static trn_status flow_solve(trn_drainage_tiles *r, const uint8_t **blocks, void
             const size_t k = stack[--top];
             done++;
             if (k < ne) {
-                const uint32_t q = etarget[k];
+                const size_t q = (size_t)etarget[k];
                 qval[q] += eval[k];
                 if (--qpend[q] == 0) stack[top++] = (uint32_t)(ne + q);
             } else {
                 const size_t q = k - ne;
                 if (qdown[q] == DT_NONE) continue;
-                const uint32_t e = qdown[q];
+                const size_t e = (size_t)qdown[q];
                 eval[e] += qval[q];
-                if (--epend[e] == 0) stack[top++] = e;
+                if (--epend[e] == 0) stack[top++] = (uint32_t)e;
             }
         }
         if (done != ne + nq) goto broken;
@@ -1147,7 +1200,7 @@ static trn_status flow_solve(trn_drainage_tiles *r, const uint8_t **blocks, void
     for (size_t t = 0; t < count; t++)
         blob[t + 1] = blob[t] + rd_u32(blocks[t] + 4);
     for (size_t q = 0; q < nq; q++) {
-        const uint32_t v = (uint32_t)qval[q];
+        const uint32_t v = qval[q] > UINT32_MAX ? UINT32_MAX : (uint32_t)qval[q];
         memcpy((uint8_t *)(blob + count + 1) + q * sizeof v, &v, sizeof v);
     }
     *out_blob = blob;
@@ -1344,12 +1397,16 @@ trn_status trn_drainage_tiled_compute(trn_comm *comm, const trn_drainage_tiling 
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "tiled drainage: expected a positive finite field size, found %g x %g",
                              g->size_x, g->size_z);
+    /* The whole grid is never held and its sample indices are 64-bit (a 65537^2 grid has more
+     * than 2^32 samples); a tile's own indices and labels are 32-bit. */
     const size_t nx = (size_t)g->cells_x + 1u, nz = (size_t)g->cells_z + 1u;
+    const size_t tw = nx < g->tile ? nx : g->tile, th = nz < g->tile ? nz : g->tile;
     size_t n;
-    if (!trn_mul_size(nx, nz, &n) || n >= UINT32_MAX)
+    if (!trn_mul_size(nx, nz, &n) || !trn_mul_size(tw, th, &n) || n >= DT_NONE - DT_FIRST_LABEL)
         return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
-                             "tiled drainage: expected fewer than 2^32-1 samples, found %zux%zu",
-                             nx, nz);
+                             "tiled drainage: expected tiles of fewer than 2^32-3 samples, found "
+                             "%zux%zu",
+                             tw, th);
     trn_drainage_tiles *r = calloc(1, sizeof *r);
     if (!r) return no_memory(err);
     r->g = *g;
@@ -1680,5 +1737,65 @@ trn_status trn_drainage_compute_tiled(const trn_field *field, double sea_level, 
     if (st == TRN_OK) st = trn_drainage_tiles_gather(tiles, comm, out, err);
     trn_drainage_tiles_free(tiles);
     trn_comm_free(comm);
+    return st;
+}
+
+trn_status trn_dt_flow_tiles(size_t nx, size_t nz, size_t count, trn_dt_tile_flow *tiles,
+                             trn_error *err)
+{
+    trn_drainage_tiles r;
+    memset(&r, 0, sizeof r);
+    r.nx = nx;
+    r.nz = nz;
+    r.count = count;
+    r.last = count;
+    r.tiles = calloc(count + 1, sizeof *r.tiles);
+    dt_bytes *blocks = calloc(count + 1, sizeof *blocks);
+    const uint8_t **at = calloc(count + 1, sizeof *at);
+    size_t largest = 1;
+    for (size_t t = 0; r.tiles && t < count; t++) {
+        dt_tile *tt = &r.tiles[t];
+        tt->i0 = tiles[t].i0;
+        tt->j0 = tiles[t].j0;
+        tt->w = tiles[t].w;
+        tt->h = tiles[t].h;
+        tt->n = (size_t)tt->w * tt->h;
+        tt->dir = tiles[t].flow_dir;
+        tt->acc = tiles[t].accumulation;
+        if (tt->n > largest) largest = tt->n;
+    }
+    uint8_t *indeg = malloc(largest);
+    uint32_t *scratch = malloc(largest * sizeof *scratch);
+    void *blob = NULL;
+    uint64_t bytes = 0;
+    trn_status st = TRN_OK;
+    if (!r.tiles || !blocks || !at || !indeg || !scratch) st = no_memory(err);
+    for (size_t t = 0; t < count && st == TRN_OK; t++) {
+        tile_accumulate(&r.tiles[t], NULL, indeg);
+        if (!flow_block(&r, &r.tiles[t], tiles[t].entry, scratch, &blocks[t]))
+            st = no_memory(err);
+        at[t] = blocks[t].p;
+    }
+    if (st == TRN_OK) st = flow_solve(&r, at, &blob, &bytes, err);
+    if (st == TRN_OK) {
+        /* As the run hands them out: the tiles' offsets, then each entry's inflow. */
+        const uint64_t *off = blob;
+        const uint8_t *inflow = (const uint8_t *)(off + count + 1);
+        for (size_t t = 0; t < count; t++) {
+            dt_tile *tt = &r.tiles[t];
+            uint64_t q = off[t];
+            for (size_t c = 0; c < tt->n; c++)
+                scratch[c] = tiles[t].entry[c] ? rd_u32(inflow + 4 * q++) : 0u;
+            tile_accumulate(tt, scratch, indeg);
+        }
+    }
+    for (size_t t = 0; blocks && t < count; t++)
+        free(blocks[t].p);
+    free(blob);
+    free(scratch);
+    free(indeg);
+    free(at);
+    free(blocks);
+    free(r.tiles);
     return st;
 }

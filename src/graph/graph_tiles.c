@@ -1292,12 +1292,15 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
         const int k = t->L.order[q];
         if (up[k] && t->reach[k].kind == TRN_REACH_GLOBAL) globals++;
     }
-    /* Global nodes hold the whole grid, and their solvers index it with 32-bit integers. */
+    /* Global nodes hold the whole grid, and their solvers index it with 32-bit integers; one
+     * split across processes holds its tiles only (results kept in the shared tile cache), its
+     * solver indexing samples across tiles in 64 bits. */
     const uint64_t samples = (uint64_t)t->sx * t->sz;
     for (uint32_t q = 0; q < t->L.order_count && globals && samples > TRN_RCP_MAX_GLOBAL_SAMPLES;
          q++) {
         const int k = t->L.order[q];
-        if (!up[k] || t->reach[k].kind != TRN_REACH_GLOBAL) continue;
+        if (!up[k] || t->reach[k].kind != TRN_REACH_GLOBAL || split_of(t, k) != SPLIT_NONE)
+            continue;
         free(last);
         free(up);
         free(assembled);
