@@ -1379,6 +1379,48 @@ static void test_tiled_geotiff_cog(void)
     remove("tiles_cog.tif");
 }
 
+/* The memory estimate of a tiled run counts a coarsened Stream Power's hand-over to the output
+ * grid: six floats an output sample (its field's copy, heights, drainage area, uplift and
+ * erodibility factors, the detail made ahead) with its two inputs, and five floats and five
+ * doubles a sample of the grid it comes back from (twice as coarse in a cascade, the
+ * coarsened grid otherwise): the peak measured on the Mountain Range, which the whole-grid
+ * outputs and inputs alone put under its resident size. */
+static void test_memory_estimate_handover(void)
+{
+    uint64_t bytes[2] = {0, 0};
+    for (int cascade = 0; cascade < 2; cascade++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "{\"size\":[4096,4096],\"resolution\":[1024,1024],\"seed\":5,"
+                 "\"default_landform\":\"hills\",\"landforms\":{\"hills\":{\"height_variation\":"
+                 "60}},\"default_biome\":\"g\",\"biomes\":{\"g\":{\"color\":[0.4,0.6,0.3,1]}},"
+                 "\"graph\":{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+                 "{\"id\":\"n\",\"type\":\"noise_terrain\",\"params\":{\"height_variation\":60}},"
+                 "{\"id\":\"sp\",\"type\":\"stream_power\",\"params\":{\"coarsen\":4,"
+                 "\"fine_steps\":3,\"steps\":6%s},\"inputs\":{\"field\":{\"node\":\"n\"}}},"
+                 "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":"
+                 "\"sp\",\"pin\":\"field\"}}}]}}",
+                 cascade ? ",\"cascade_steps\":2" : "");
+        trn_recipe r;
+        trn_graph g;
+        trn_error e;
+        CHECK_OK(trn_recipe_parse(text, strlen(text), "estimate.json", &r, NULL, &e));
+        CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
+        int first = -2;
+        CHECK_OK(trn_graph_tiles_memory(&g, &r, NULL, 256, &bytes[cascade], &first, &e));
+        CHECK(first >= 0);
+        trn_graph_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+    const uint64_t whole = 1025ull * 1025ull * 4u;
+    const uint64_t level = 5u * 4u + 5u * 8u; /* bytes a sample of the coarser grid */
+    /* Coarsened 4 times: back from 257^2; each level of the cascade: from 513^2. */
+    CHECK(bytes[0] >= (6u + 2u) * whole + 257ull * 257ull * level);
+    CHECK(bytes[0] < (6u + 2u) * whole + 257ull * 257ull * level + whole);
+    CHECK_EQ_INT((long long)(bytes[1] - bytes[0]),
+                 (long long)((513ull * 513ull - 257ull * 257ull) * level));
+}
+
 int main(void)
 {
     RUN(test_every_type_declares_reach);
@@ -1398,5 +1440,7 @@ int main(void)
     RUN(test_global_node_on_largest_grid);
     RUN(test_tile_store_far_corner);
     RUN(test_split_on_largest_grid);
+
+    RUN(test_memory_estimate_handover);
     return trn_test_finish();
 }

@@ -472,7 +472,9 @@ trn_status trn_graph_evaluate_tiles(const trn_graph *graph, const trn_recipe *re
  * largest global node's whole-grid outputs and inputs (global nodes hold the whole grid), as a
  * run with a disk tile cache holds them (cache_dir set, as terrane generate --tiles runs): an
  * erosion of droplets reading a global node's field then holds bands of rows, a stream power
- * whose fine steps run in tiles three whole arrays.
+ * whose fine steps run in tiles three whole arrays; a coarsened stream power at least what it
+ * holds as it brings its coarsest level back to the output grid (six floats an output sample
+ * and the coarser level's grid) beside its inputs. The program's own size is not counted.
  * *first_global (may be NULL) receives the index of the first global node upstream, or -1. For
  * refusing a memory budget up front: the solvers' own working memory comes on top, so measure
  * the resident size for the real figure. Fails as trn_graph_evaluate's validation does. */

@@ -1633,7 +1633,7 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
              * drainage area (docs/scale.md). */
             const trn_erosion_quality qual = options ? options->quality : TRN_EROSION_FINAL;
             const uint32_t chunk = tile < TILE_STORE_MIN ? TILE_STORE_MIN : tile;
-            const uint64_t g =
+            uint64_t g =
                 by_rows_cached(&t, k, true)
                     ? trn_node_erosion_rows_bytes(&graph->nodes[k], ty, recipe, qual, chunk)
                 : trn_node_evolve_fine_in_tiles(&graph->nodes[k], ty, recipe, qual)
@@ -1642,6 +1642,13 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
                     /* the tiled drainage's 9 bytes a sample, a band of rows and its transport */
                     ? whole * 9u / 4u + 4u * (uint64_t)(chunk + 1u) * t.sx * sizeof(float)
                     : whole * 2u * ((ty->output_count ? ty->output_count : 1u) + ty->input_count);
+            /* A coarsened evolution's hand-over to the output grid, with its inputs, may hold
+             * more than its steps do (measured: the Mountain Range's peak at 2049^2 and
+             * 4097^2). */
+            const uint64_t handover = trn_node_evolve_handover_bytes(&graph->nodes[k], ty, recipe,
+                                                                     qual);
+            if (handover && handover + whole * ty->input_count > g)
+                g = handover + whole * ty->input_count;
             if (g > global_peak) global_peak = g;
         }
     }

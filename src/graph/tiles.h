@@ -94,6 +94,15 @@ uint64_t trn_node_erosion_rows_bytes(const trn_graph_node *n, const trn_node_typ
 bool trn_node_evolve_fine_in_tiles(const trn_graph_node *n, const trn_node_type *t,
                                    const trn_recipe *recipe, trn_erosion_quality quality);
 
+/* What a coarsened Stream Power evolution holds on the whole grid as it brings its coarsest
+ * result back to the output grid (0 when it does not coarsen), beside its inputs: the copy of
+ * its field it evolves, the heights and drainage area it makes, the uplift and erodibility
+ * factors and the detail made ahead (a float a sample each), and the coarser level's grid
+ * (five floats and five spline coefficients, doubles, a sample of that grid). Its steps in
+ * tiles hold less than this after it. */
+uint64_t trn_node_evolve_handover_bytes(const trn_graph_node *n, const trn_node_type *t,
+                                        const trn_recipe *recipe, trn_erosion_quality quality);
+
 /* Whether a Drain Depressions node fills (mode fill) rather than breaches. */
 bool trn_node_drain_fills(const trn_graph_node *n, const trn_node_type *t);
 

@@ -303,6 +303,23 @@ bool trn_node_evolve_fine_in_tiles(const trn_graph_node *n, const trn_node_type 
            !(o.sp.critical_slope > 0) && !is(p.border, "open");
 }
 
+uint64_t trn_node_evolve_handover_bytes(const trn_graph_node *n, const trn_node_type *t,
+                                        const trn_recipe *recipe, trn_erosion_quality quality)
+{
+    if (strcmp(t->name, "stream_power") != 0) return 0;
+    sp_params p;
+    sp_read(n, t, recipe, quality, &p);
+    if (p.o.coarsen <= 1) return 0;
+    /* A cascade comes back from the level twice as coarse; otherwise from the coarsened grid. */
+    const uint64_t c = p.o.cascade_steps && p.o.coarsen >= 4 && p.o.coarsen % 2u == 0
+                           ? 2u
+                           : p.o.coarsen;
+    const uint64_t nx = (uint64_t)recipe->cells_x + 1u, nz = (uint64_t)recipe->cells_z + 1u;
+    const uint64_t cn = ((uint64_t)(recipe->cells_x + c - 1u) / c + 1u) *
+                        ((uint64_t)(recipe->cells_z + c - 1u) / c + 1u);
+    return nx * nz * 6u * sizeof(float) + cn * (5u * sizeof(float) + 5u * sizeof(double));
+}
+
 void trn_node_evolve_key(XXH64_state_t *h, const trn_graph_node *n, const trn_node_type *t,
                          const trn_recipe *recipe, trn_erosion_quality quality)
 {
