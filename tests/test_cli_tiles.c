@@ -1104,7 +1104,7 @@ static void test_tiles_largest_world(void)
                                    "--memory 1MiB --no-work-limit -o '%s'",
                                    NULL, &err, recipe, tif),
                  1);
-    CHECK_CONTAINS(err, "--memory 1.0 MiB is below the 788.0 MiB a tile of 1024 samples with its "
+    CHECK_CONTAINS(err, "--memory 1.0 MiB is below the 812.0 MiB a tile of 1024 samples with its "
                         "halos is estimated to need on this 65537 x 65537-sample grid");
     CHECK(!trn_test_exists(tif));
     free(err);
