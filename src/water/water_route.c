@@ -382,18 +382,6 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
     /* Neither may it rise where the window narrows at the ends: hold it. */
     for (size_t p = 1; p < n; p++)
         if (lg[p] > lg[p - 1u]) lg[p] = lg[p - 1u];
-    /* The staircase lies within about half a cell of the valley's line: a point moved further
-     * (the inside of a bend at coarse cells) is held at that distance from its sample, so the
-     * channel keeps to the valley's floor there. */
-    const double hold = 0.5 * (dx < dz ? dx : dz);
-    for (size_t p = 0; p < n; p++) {
-        const double ox = (double)(trace[p] % nx) * sx / cx, oz = (double)(trace[p] / nx) * sz / cz;
-        const double mx = lx[p] - ox, mz = lz[p] - oz, moved = hypot(mx, mz);
-        if (moved > hold) {
-            lx[p] = ox + mx * (hold / moved);
-            lz[p] = oz + mz * (hold / moved);
-        }
-    }
     for (size_t p = first; p < n; p++) {
         const size_t q = p - first;
         const double bed = lg[p] - depth[p];
