@@ -65,7 +65,7 @@ static const struct {
     {"builtin://terrain/plateau", 0x53c9729066420466ull, 0xbdcb3783aae9bfc0ull, 7, 4096, 128},
     {"builtin://terrain/coastal-island", 0x347d665fae6346d1ull, 0xc2da7866602076adull, 8, 8192,
      256},
-    {"builtin://terrain/drainage-river", 0x838f832c1a6429c7ull, 0x063faf21e5e58bbfull, 7, 2048,
+    {"builtin://terrain/drainage-river", 0xb912b1c34bfc1513ull, 0x063faf21e5e58bbfull, 7, 2048,
      128},
 };
 

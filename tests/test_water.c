@@ -1221,14 +1221,22 @@ static void test_river_follow_bed(void)
     b.look.flow_speed = 2.0;
     trn_water w;
     CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
-    /* U-channel: bed + depth (d / 4)^2, d = |z - 16|; edge (d = 4) at the surface. */
+    /* U-channel: bed + depth (d / 4)^2, d = |z - 16|; edge (d = 4) at the surface. Banks
+     * beyond, as wide as half the channel: a straight slope from the surface a cell's diagonal
+     * up the path (where the bed is higher) to the ground at d = 8. */
     int bad = 0;
     for (uint32_t i = 0; i <= 64; i++)
-        for (int dj = -6; dj <= 6; dj++) {
+        for (int dj = -9; dj <= 9; dj++) {
             const float h = f.heights[at(&w, i, (uint32_t)(16 + dj))];
-            const double want =
-                abs(dj) <= 4 ? 6.0 + i / 8.0 + 2.0 * dj * dj / 16.0 : 10.0 + i / 8.0;
-            if (h != (float)want) bad++;
+            const double ground = 10.0 + i / 8.0;
+            if (abs(dj) <= 4) {
+                if (h != (float)(6.0 + i / 8.0 + 2.0 * dj * dj / 16.0)) bad++;
+            } else if (abs(dj) < 8) {
+                const double foot = 8.0 + fmin(i + sqrt(2.0), 64.0) / 8.0;
+                if (fabs(h - (foot + (ground - foot) * (abs(dj) - 4) / 4.0)) > 1e-5) bad++;
+            } else if (h != (float)ground) {
+                bad++;
+            }
         }
     CHECK_EQ_INT(bad, 0);
     /* Wet where the carved ground is below the surface: |dz| <= 3; |dz| = 4 meets it. */
@@ -1360,16 +1368,23 @@ static void test_river_level(void)
     CHECK_OK(trn_water_resolve(&f, &b, 1, NULL, &w, NULL));
     /* Below the level the channel rises from the bed to 12 at d = 4 (lowering only: the ground
      * under 12 near x = 0 keeps its banks); where the bed is above the level (x > 48) it is cut
-     * flat at the bed. */
+     * flat at the bed. The banks (out to d = 8) rise from the level, or from the bed a cell's
+     * diagonal up the path where that is higher, to the ground. */
     int bad = 0;
     for (uint32_t i = 0; i <= 64; i++)
-        for (int dj = -6; dj <= 6; dj++) {
-            const double bed = 6.0 + i / 8.0;
-            const double want = abs(dj) > 4  ? 10.0 + i / 8.0
-                                : bed < 12.0 ? bed + (12.0 - bed) * dj * dj / 16.0
-                                             : bed;
-            if (f.heights[at(&w, i, (uint32_t)(16 + dj))] != (float)fmin(want, 10.0 + i / 8.0))
+        for (int dj = -9; dj <= 9; dj++) {
+            const double bed = 6.0 + i / 8.0, ground = 10.0 + i / 8.0;
+            const float h = f.heights[at(&w, i, (uint32_t)(16 + dj))];
+            if (abs(dj) <= 4) {
+                const double want = bed < 12.0 ? bed + (12.0 - bed) * dj * dj / 16.0 : bed;
+                if (h != (float)fmin(want, ground)) bad++;
+            } else if (abs(dj) < 8) {
+                const double foot = fmax(12.0, 6.0 + fmin(i + sqrt(2.0), 64.0) / 8.0);
+                const double want = foot + (ground - foot) * (abs(dj) - 4) / 4.0;
+                if (fabs(h - fmin(want, ground)) > 1e-5) bad++;
+            } else if (h != (float)ground) {
                 bad++;
+            }
         }
     CHECK_EQ_INT(bad, 0);
     CHECK(w.wet[at(&w, 47, 16)] && !w.wet[at(&w, 48, 16)]);

@@ -389,10 +389,12 @@ typedef struct trn_route_report {
  * triangle edge (and where no such edge leads on, the drainage's nonascending diagonal across
  * the cell's split), to an end in trn_route_end. existing (may be NULL) is water on the same
  * grid. On success with a placed route, *body is a follow-bed river (id node_id, path = the
- * visited samples with bed = traced height - channel_depth, floored at the joined surface -
- * water_depth, or at sea level - water_depth, never ascending; with head_length > 0 the depth
- * ramps up from the source and the path starts where it reaches water_depth) that the caller
- * resolves with carve set. With TRN_ROUTE_NOT_PLACED, *body is zeroed and report->message says
+ * visited samples' line averaged over about channel_width / 2 on either side (two passes of a
+ * moving average, the ends kept; none for a channel under two cells wide) with bed = the
+ * ground along the trace averaged the same way, never above the trace's own, - channel_depth,
+ * floored at the joined surface - water_depth, or at sea level - water_depth, never
+ * ascending; with head_length > 0 the depth ramps up from the source and the path starts where
+ * it reaches water_depth) that the caller resolves with carve set. With TRN_ROUTE_NOT_PLACED, *body is zeroed and report->message says
  * why. params NULL = defaults; invalid params or a source outside the grid are
  * TRN_ERR_VALIDATION (the source snaps to the nearest sample, ties to the smaller index);
  * existing water on another grid is TRN_ERR_MISMATCH. */

@@ -782,7 +782,10 @@ typedef struct river_geom {
     const double *path;
     uint32_t *segs; /* the segments searched (zero-length ones skipped unless all are) */
     uint32_t nsegs, first_seg, last_seg;
-    double half_width, w2, reach, r2; /* the channel and the search radius (channel + a cell) */
+    double half_width, w2, reach, r2; /* the channel and the search radius (carve + a cell) */
+    double bank, c2; /* a carving river's bank width beyond the water and (half_width + bank)^2 */
+    double *along;   /* a carving river's distance along the path at each point */
+    double near;     /* a cell's diagonal: how far along the path a neighbour's water can be */
     bbox box;
     uint32_t tile0, tiles; /* tiles of TILE_ROWS rows from tile0 */
     uint32_t *tile_start;  /* CSR over tile_segs */
@@ -801,6 +804,7 @@ enum river_mode { RIVER_CARVE, RIVER_COVER, RIVER_FINISH };
 static void river_geom_free(river_geom *r)
 {
     free(r->segs);
+    free(r->along);
     free(r->tile_start);
     free(r->tile_segs);
     memset(r, 0, sizeof *r);
@@ -825,12 +829,28 @@ static trn_status river_geom_make(const grid_info *g, const trn_water_body *b, i
     r->path = b->path;
     r->half_width = 0.5 * b->width;
     r->w2 = r->half_width * r->half_width;
+    /* A carved channel's banks rise from the water's edge to the ground over bank, at least
+     * two cells wide: a cut that stopped at the edge would leave a wall there as high as the
+     * bed is deep, which a grid draws as a row of steps that pulse with the path. */
+    r->bank = b->carve ? fmax(r->half_width, 2.0 * fmax(g->step_x, g->step_z)) : 0.0;
+    r->c2 = (r->half_width + r->bank) * (r->half_width + r->bank);
     /* Corners of the channel's cells lie within one cell diagonal of a wet sample. */
-    r->reach = r->half_width * (1.0 + 1e-9) + hypot(g->step_x, g->step_z) * (1.0 + 1e-9);
+    r->reach =
+        (r->half_width + r->bank) * (1.0 + 1e-9) + hypot(g->step_x, g->step_z) * (1.0 + 1e-9);
     r->r2 = r->reach * r->reach;
     const uint32_t nseg = b->path_count - 1u;
     r->segs = malloc((size_t)nseg * sizeof *r->segs);
     if (!r->segs) return oom(err);
+    if (b->carve) {
+        r->near = hypot(g->step_x, g->step_z);
+        r->along = malloc((size_t)b->path_count * sizeof *r->along);
+        if (!r->along) return oom(err);
+        r->along[0] = 0.0;
+        for (uint32_t k = 1; k < b->path_count; k++) {
+            const double *p = b->path + 3 * (size_t)(k - 1u);
+            r->along[k] = r->along[k - 1u] + hypot(p[3] - p[0], p[5] - p[2]);
+        }
+    }
     for (uint32_t s = 0; s < nseg; s++) {
         const double *p = b->path + 3 * (size_t)s;
         if (p[0] != p[3] || p[2] != p[5]) r->segs[r->nsegs++] = s;
@@ -922,6 +942,32 @@ static bool segment_cols(const grid_info *g, const river_geom *r, uint32_t s, ui
     return !empty;
 }
 
+/* The bed at distance at along the path (clamped to its ends), from point k's segment on. */
+static double bed_along(const river_geom *r, uint32_t k, double at)
+{
+    const uint32_t last = r->body->path_count - 1u;
+    while (k > 0 && r->along[k] > at)
+        k--;
+    while (k < last && r->along[k + 1u] < at)
+        k++;
+    if (k == last || !(at > r->along[k])) return r->path[3 * (size_t)k + 1];
+    const double *a = r->path + 3 * (size_t)k;
+    const double f = (at - r->along[k]) / (r->along[k + 1u] - r->along[k]);
+    return a[1] + (f < 1.0 ? f : 1.0) * (a[4] - a[1]);
+}
+
+/* The highest bed within near of distance at along the path, point k's segment holding at. */
+static double bed_near(const river_geom *r, uint32_t k, double at)
+{
+    const uint32_t last = r->body->path_count - 1u;
+    double hi = fmax(bed_along(r, k, at - r->near), bed_along(r, k, at + r->near));
+    for (uint32_t v = k; v > 0 && r->along[v] > at - r->near; v--)
+        hi = fmax(hi, r->path[3 * (size_t)v + 1]);
+    for (uint32_t v = k + 1u; v <= last && r->along[v] < at + r->near; v++)
+        hi = fmax(hi, r->path[3 * (size_t)v + 1]);
+    return hi;
+}
+
 /* One sample's action once its nearest path point is known. */
 static void river_apply(const resolve_ctx *c, const river_geom *r, enum river_mode mode,
                         float *heights, uint32_t i, uint32_t j, double d2, double t, uint32_t s,
@@ -936,9 +982,21 @@ static void river_apply(const resolve_ctx *c, const river_geom *r, enum river_mo
     const double surf = river_surface(b, bed);
     const size_t k = (size_t)j * g->nx + i;
     if (mode == RIVER_CARVE) {
-        if (d2 > r->w2) return;
-        const double h = bed + fmax(0.0, surf - bed) * (d2 / r->w2);
-        if (h < (double)heights[k]) heights[k] = (float)h;
+        if (d2 > r->c2) return;
+        const double ground = (double)heights[k];
+        /* The channel's bowl: the bed at the line, the surface at the water's edge. */
+        double h = bed + fmax(0.0, surf - bed) * (d2 / r->w2);
+        if (d2 > r->w2) {
+            /* The bank: from the channel's edge a straight slope leaning into the ground over
+             * bank, so the cut is continuous across the edge and fades out on any ground;
+             * its foot no lower than the water (or a bed above it) a cell up or down the
+             * path, which would otherwise spill onto it where the bed falls fast. */
+            const double at = r->along[s] + t * (r->along[s + 1u] - r->along[s]);
+            const double near = bed_near(r, s, at);
+            const double foot = fmax(fmax(bed, surf), fmax(near, river_surface(b, near)));
+            h = foot + (ground - foot) * ((sqrt(d2) - r->half_width) / r->bank);
+        }
+        if (h < ground) heights[k] = (float)h;
         return;
     }
     if (mode == RIVER_COVER) {

@@ -97,6 +97,24 @@ static int32_t wet_owner(const trn_water *existing, size_t k)
     return o >= 0 && (uint32_t)o < existing->body_count ? o : -1;
 }
 
+/* Two passes of a moving average over half points on either side, in place (tmp holds n),
+ * the window narrowing at the ends so that they stay. */
+static void smooth_twice(double *v, double *tmp, size_t n, size_t half)
+{
+    for (int pass = 0; pass < 2 && half > 0; pass++) {
+        for (size_t p = 0; p < n; p++) {
+            size_t m = half;
+            if (m > p) m = p;
+            if (m > n - 1u - p) m = n - 1u - p;
+            double sum = 0.0;
+            for (size_t q = p - m; q <= p + m; q++)
+                sum += v[q];
+            tmp[p] = sum / (double)(2u * m + 1u);
+        }
+        memcpy(v, tmp, n * sizeof *v);
+    }
+}
+
 static trn_status not_placed(trn_water_body *body, trn_route_report *report)
 {
     memset(body, 0, sizeof *body);
@@ -299,9 +317,9 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "river route: out of memory for %zu path points", count);
     }
-    /* The bed: the depth below the ground (which never rises along the route, so neither
-     * does the bed) and no lower than water_depth under the receiving surface, so the river
-     * meets it without falling. */
+    /* The bed: the depth below the ground along the centreline (which never rises, so
+     * neither does the bed) and no lower than water_depth under the receiving surface, so the
+     * river meets it without falling. */
     double floor_level = -INFINITY;
     if (end == TRN_ROUTE_EXISTING_BODY) {
         const float joined = existing->surface ? existing->surface[last] : NAN;
@@ -311,13 +329,67 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
     } else if (end == TRN_ROUTE_SEA_LEVEL) {
         floor_level = sea - params->water_depth;
     }
-    for (size_t p = first; p < n; p++) {
-        const size_t s = trace[p], q = p - first;
-        const double bed = (double)source_heights[s] - depth[p];
-        points[q * 3u + 0u] = (double)(s % nx) * sx / cx;
-        points[q * 3u + 1u] = bed > floor_level ? bed : floor_level;
-        points[q * 3u + 2u] = (double)(s / nx) * sz / cz;
+    /* The centreline: the trace steps from sample to neighbouring sample, so a valley that
+     * runs between the grid's directions comes out as a staircase whose corners the carve
+     * would round one by one, a bead per sample, and whose samples sit by turns on either
+     * side of the valley's floor, higher and lower, so a bed under them would pulse too. Two
+     * passes of a moving average over about the channel's half width on either side (none
+     * under a cell wide) straighten the line and even the ground under it; the
+     * window narrows at the ends, which stay where the trace put them (the source, and the
+     * sample where it joins water, reaches the sea or the edge). */
+    double *cl = malloc(n * 5u * sizeof *cl);
+    if (!cl) {
+        free(points);
+        free(depth);
+        free(trace);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "river route: out of memory for %zu path points", n);
     }
+    double *lx = cl, *lz = cl + n, *lg = cl + 2u * n, *over = cl + 3u * n, *tmp = cl + 4u * n;
+    for (size_t p = 0; p < n; p++) {
+        lx[p] = (double)(trace[p] % nx) * sx / cx;
+        lz[p] = (double)(trace[p] / nx) * sz / cz;
+        lg[p] = (double)source_heights[trace[p]];
+    }
+    const double reach = floor(0.5 * params->channel_width / (dx < dz ? dx : dz) + 0.5);
+    const size_t half = reach > 64.0 ? 64u : (size_t)reach; /* 0: under a cell wide */
+    /* A channel under two cells wide is a row of cells whatever its line: left on the trace,
+     * whose samples keep the valley's lowest ground within its water. */
+    const bool wide = params->channel_width >= 2.0 * (dx > dz ? dx : dz);
+    smooth_twice(lx, tmp, n, wide ? half : 0u);
+    smooth_twice(lz, tmp, n, wide ? half : 0u);
+    /* The averaged ground stands above the trace's own where the valley's floor bends up
+     * (below a steep reach); a bed raised there would hold water above the ground beside it.
+     * Each point's excess, spread over twice the window and averaged the same way, is at
+     * least the excess at every point it reaches: taken off, the ground is smooth and never
+     * above the trace's. */
+    for (size_t p = 0; p < n; p++)
+        over[p] = lg[p];
+    smooth_twice(over, tmp, n, half);
+    for (size_t p = 0; p < n; p++)
+        tmp[p] = over[p] > lg[p] ? over[p] - lg[p] : 0.0;
+    for (size_t p = 0; p < n; p++) {
+        const size_t lo = p > 2u * half ? p - 2u * half : 0u;
+        const size_t hi = p + 2u * half < n - 1u ? p + 2u * half : n - 1u;
+        double m = 0.0;
+        for (size_t q = lo; q <= hi; q++)
+            m = tmp[q] > m ? tmp[q] : m;
+        lg[p] = m; /* the spread excess, for now */
+    }
+    smooth_twice(lg, tmp, n, half);
+    for (size_t p = 0; p < n; p++)
+        lg[p] = over[p] - lg[p];
+    /* Neither may it rise where the window narrows at the ends: hold it. */
+    for (size_t p = 1; p < n; p++)
+        if (lg[p] > lg[p - 1u]) lg[p] = lg[p - 1u];
+    for (size_t p = first; p < n; p++) {
+        const size_t q = p - first;
+        const double bed = lg[p] - depth[p];
+        points[q * 3u + 0u] = lx[p];
+        points[q * 3u + 1u] = bed > floor_level ? bed : floor_level;
+        points[q * 3u + 2u] = lz[p];
+    }
+    free(cl);
     free(depth);
     free(trace);
 
