@@ -143,6 +143,10 @@ trn_status trn_image_channel_u16(const trn_image *img, uint8_t channel, uint16_t
     return TRN_OK;
 }
 
+/* Below this many samples a conversion stays on the calling thread: waking the others costs
+ * more than the pass. */
+#define IMAGE_PARALLEL_SAMPLES ((size_t)1 << 16)
+
 trn_status trn_image_to_field(const trn_image *img, uint8_t channel, double quantum, double base,
                               double cell_size, trn_field *field, trn_error *err)
 {
@@ -170,7 +174,14 @@ trn_status trn_image_to_field(const trn_image *img, uint8_t channel, double quan
                                    (double)(h - 1u) * cell_size, err);
     if (st) return st;
     size_t stride = img->channels;
-    for (uint32_t r = 0; r < h; r++) {
+    /* Rows are independent: on every core (a serial pass here was a tenth of `convert`'s time
+     * on two threads). */
+    const long rows = (long)h;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if ((size_t)w * h >= IMAGE_PARALLEL_SAMPLES)
+#endif
+    for (long rr = 0; rr < rows; rr++) {
+        const uint32_t r = (uint32_t)rr;
         /* Image row 0 is the north edge; field row 0 is z = 0 (south). */
         float *dst = field->heights + (size_t)(h - 1u - r) * w;
         size_t first = (size_t)r * w * stride + channel;
@@ -230,7 +241,12 @@ trn_status trn_image_from_field(const trn_field *field, double quantum, double b
     trn_status st = trn_image_init(img, w, h, 1, 16, err);
     if (st) return st;
     uint16_t *out = img->data;
-    for (uint32_t j = 0; j < h; j++) {
+    const long rows = (long)h;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if ((size_t)w * h >= IMAGE_PARALLEL_SAMPLES)
+#endif
+    for (long jj = 0; jj < rows; jj++) {
+        const uint32_t j = (uint32_t)jj;
         const float *src = field->heights + (size_t)j * w;
         uint16_t *dst = out + (size_t)(h - 1u - j) * w;
         for (uint32_t i = 0; i < w; i++) {
