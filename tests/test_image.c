@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -893,6 +894,90 @@ static void test_png_parallel_write(void)
     rmdir(dir);
 }
 
+/* Noise in the first band, zeros after it (4095 one-byte pixels a row: 256 rows a band).
+ * deflate takes many times longer over the noise, so the other threads finish the bands that
+ * fit beside it and must wait for the first band to be written before reusing its slot. */
+static void fill_slow_first_band(trn_image *img)
+{
+    memset(img->data, 0, (size_t)img->width * img->height);
+    uint32_t v = 1;
+    for (size_t i = 0; i < (size_t)img->width * 256u; i++) {
+        v ^= v << 13;
+        v ^= v >> 17;
+        v ^= v << 5;
+        ((uint8_t *)img->data)[i] = (uint8_t)(v >> 24);
+    }
+}
+
+typedef struct slow_cancel {
+    double at; /* cancel once this fraction of the rows is compressed */
+    int calls;
+} slow_cancel;
+
+static int cancel_while_waiting(double done, const char *stage, void *user)
+{
+    slow_cancel *s = user;
+    (void)stage;
+    s->calls++;
+    if (done < s->at) return TRN_CONTINUE;
+    /* The other thread has compressed its bands: give it time to wait for the first slot. */
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    return TRN_CANCEL;
+}
+
+static void test_png_slow_first_band(void)
+{
+    /* Bands are taken by whichever thread is free and written in order: a thread that runs a
+     * window ahead of a slow band waits for its slot instead of overwriting a band not yet
+     * written, and the bytes stay those of one thread. */
+    trn_image img;
+    CHECK_OK(trn_image_init(&img, 4095, 12 * 256, 1, 8, NULL));
+    fill_slow_first_band(&img);
+    CHECK_EQ_INT(expected_bands(&img), 12);
+    trn_png_options opt;
+    trn_png_options_default(&opt);
+    opt.compression_level = 9;
+    opt.filter = TRN_PNG_FILTER_NONE;
+    const int saved = max_threads();
+    bytes one = {0}, two = {0}, three = {0};
+    trn_error e;
+    set_threads(1);
+    CHECK_OK(trn_png_encode(&img, &opt, &one.p, &one.n, &e));
+    set_threads(2);
+    CHECK_OK(trn_png_encode(&img, &opt, &two.p, &two.n, &e));
+    set_threads(3);
+    CHECK_OK(trn_png_encode(&img, &opt, &three.p, &three.n, &e));
+    CHECK(one.n == two.n && memcmp(one.p, two.p, one.n) == 0);
+    CHECK(one.n == three.n && memcmp(one.p, three.p, one.n) == 0);
+    trn_image back;
+    CHECK_OK(trn_png_decode(one.p, one.n, "slow.png", NULL, &back, &e));
+    CHECK(same_image(&img, &back));
+    trn_image_dispose(&back);
+
+    /* Cancelled by the calling thread in the slow band while the other thread waits for a
+     * slot: the waiting thread is woken and the call returns. On two threads the other one
+     * compresses at most bands 1-3 (a window of 4) beside band 0. Which thread takes band 0
+     * is up to the scheduler, so a few tries make the waiting case all but certain. */
+    char dir[256], path[512];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    tmp_path(dir, "slow.png", path, sizeof path);
+    set_threads(2);
+    for (int attempt = 0; attempt < 4; attempt++) {
+        slow_cancel sc = {(3.0 * 256.0 + 16.0) / img.height, 0};
+        CHECK_STATUS(trn_png_write(path, &img, &opt, cancel_while_waiting, &sc, &e),
+                     TRN_ERR_CANCELLED);
+        CHECK(sc.calls >= 2);
+        CHECK_EQ_INT(count_entries(dir), 0);
+    }
+    set_threads(saved);
+    rmdir(dir);
+    free(one.p);
+    free(two.p);
+    free(three.p);
+    trn_image_dispose(&img);
+}
+
 /* ---- RAW -------------------------------------------------------------------------------- */
 
 static void test_raw_read(void)
@@ -1246,7 +1331,7 @@ static void test_resample_tiled(void)
      * the last row (the map wraps) */
     CHECK_OK(trn_image_resample_tiled(&src, 64, 16, 3, &out, &e));
     const uint8_t *o = out.data;
-    CHECK_EQ_INT(o[2], 35); /* 0.75 * 0 + 0.25 * 140 */
+    CHECK_EQ_INT(o[2], 35);                     /* 0.75 * 0 + 0.25 * 140 */
     CHECK_EQ_INT(o[(size_t)1 * 64 * 3 + 2], 5); /* row 1: 0.75 * 0 + 0.25 * 20 */
     trn_image_dispose(&out);
     /* grey to RGB repeats the grey; RGBA of an RGB source is opaque */
@@ -1276,6 +1361,7 @@ int main(void)
     RUN(test_png_write_progress_and_cancel);
     RUN(test_png_parallel_bands);
     RUN(test_png_parallel_write);
+    RUN(test_png_slow_first_band);
     RUN(test_raw_read);
     RUN(test_raw_write);
     RUN(test_field_orientation);

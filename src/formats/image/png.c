@@ -10,6 +10,7 @@
 #include <zlib.h>
 #ifdef _OPENMP
 #include <omp.h>
+#include <pthread.h>
 #endif
 
 #include "core/cursor.h"
@@ -456,8 +457,9 @@ void trn_png_options_default(trn_png_options *options)
  * it (so matches reach across the cut as in one stream) and ended with Z_SYNC_FLUSH (the last
  * with Z_FINISH), which makes the bands one valid deflate stream when laid end to end. The
  * zlib header goes before the first band and the Adler-32, combined over the bands, after the
- * last. Each band becomes one IDAT chunk. Bands are compressed a window of 2 per thread at a
- * time and written in order, so memory stays at a few bands whatever the image size. */
+ * last. Each band becomes one IDAT chunk. A free thread takes the next band and bands are
+ * written in order as they complete, at most 2 per thread in flight, so memory stays at a few
+ * bands whatever the image size (png_pipe). */
 
 /* Filtered bytes per band: big enough that the per-band costs (priming, the flush marker, a
  * chunk header) vanish, small enough to share the work on small images and report often. */
@@ -836,6 +838,164 @@ static bool worker_init(png_worker *w, const png_enc *enc)
     return w->zero_row && w->lines && w->dict;
 }
 
+/* The bands in flight: claimed in order by whichever thread is free, compressed into the slot
+ * of their number modulo the window, and written in order by whichever thread completes the
+ * next one to write. A band may start only when its slot's previous band has been written, so
+ * memory stays at the window's bands whatever the image size; a thread that would have to
+ * wait for that sleeps on a condition variable instead of spinning. */
+typedef struct png_pipe {
+    png_enc *enc;
+    png_band *slots;
+    bool *slot_done; /* slots[i] holds a compressed band not yet written */
+    size_t window, bands;
+    size_t claimed; /* bands handed to threads so far */
+    size_t written; /* bands in the sink (a prefix: they are written in order) */
+    bool writing;   /* a thread is writing; the others leave the next band to it */
+    uLong adler;    /* of the filtered bytes of the bands written */
+    png_sink *sink;
+    int failure; /* the first band failure, 0 if none */
+#ifdef _OPENMP
+    pthread_mutex_t lock;
+    pthread_cond_t freed; /* a slot was written (or the encoder stops) */
+#endif
+} png_pipe;
+
+static bool pipe_init(png_pipe *p, png_enc *enc, png_band *slots, size_t window, size_t bands,
+                      png_sink *sink)
+{
+    memset(p, 0, sizeof *p);
+    p->enc = enc;
+    p->slots = slots;
+    p->window = window;
+    p->bands = bands;
+    p->sink = sink;
+    p->adler = adler32(0L, Z_NULL, 0);
+    if (!(p->slot_done = calloc(window, sizeof *p->slot_done))) return false;
+#ifdef _OPENMP
+    if (pthread_mutex_init(&p->lock, NULL) != 0) {
+        free(p->slot_done);
+        return false;
+    }
+    if (pthread_cond_init(&p->freed, NULL) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        free(p->slot_done);
+        return false;
+    }
+#endif
+    return true;
+}
+
+static void pipe_dispose(png_pipe *p)
+{
+#ifdef _OPENMP
+    pthread_cond_destroy(&p->freed);
+    pthread_mutex_destroy(&p->lock);
+#endif
+    free(p->slot_done);
+}
+
+static void pipe_lock(png_pipe *p)
+{
+#ifdef _OPENMP
+    pthread_mutex_lock(&p->lock);
+#else
+    (void)p;
+#endif
+}
+
+static void pipe_unlock(png_pipe *p)
+{
+#ifdef _OPENMP
+    pthread_mutex_unlock(&p->lock);
+#else
+    (void)p;
+#endif
+}
+
+/* Wake every thread waiting for a slot. */
+static void pipe_wake(png_pipe *p)
+{
+#ifdef _OPENMP
+    pthread_cond_broadcast(&p->freed);
+#else
+    (void)p;
+#endif
+}
+
+/* Wait, holding the lock, for a slot to be written. Only ever called with threads that will
+ * write it (so never on one thread: a band there is written before the next is claimed). */
+static void pipe_wait(png_pipe *p)
+{
+#ifdef _OPENMP
+    pthread_cond_wait(&p->freed, &p->lock);
+#else
+    (void)p;
+#endif
+}
+
+static bool pipe_stopped(const png_pipe *p)
+{
+    return atomic_load_explicit(&p->enc->stop, memory_order_relaxed);
+}
+
+/* Called with the lock held by the thread that marked a band done, when no other thread is
+ * writing: write every completed band from the next one on, in order, releasing the lock
+ * while the bytes go out. */
+static void pipe_drain(png_pipe *p)
+{
+    p->writing = true;
+    while (p->written < p->bands && p->slot_done[p->written % p->window] && !pipe_stopped(p)) {
+        const size_t k = p->written;
+        png_band *b = &p->slots[k % p->window];
+        pipe_unlock(p);
+        p->adler = adler32_combine(p->adler, b->adler, (z_off_t)b->in_n);
+        if (k + 1 == p->bands) {
+            /* The zlib trailer after the last band; cap keeps 4 bytes spare for it. */
+            put_be32(b->out + b->n, (uint32_t)p->adler);
+            b->crc = (uint32_t)crc32(b->crc, b->out + b->n, 4);
+            b->n += 4;
+        }
+        if (b->n <= PNG_UINT31_MAX)
+            sink_chunk_crc(p->sink, "IDAT", b->out, (uint32_t)b->n, b->crc);
+        else
+            sink_idat(p->sink, b->out, b->n);
+        if (sink_failed(p->sink)) atomic_store(&p->enc->stop, true);
+        pipe_lock(p);
+        p->slot_done[k % p->window] = false;
+        p->written = k + 1;
+        pipe_wake(p);
+    }
+    p->writing = false;
+}
+
+/* One thread's part: claim bands until none is left or the encoder stops. */
+static void pipe_run(png_pipe *p, png_worker *w, bool reporter)
+{
+    pipe_lock(p);
+    for (;;) {
+        if (pipe_stopped(p) || p->claimed == p->bands) break;
+        const size_t k = p->claimed++;
+        while (k >= p->written + p->window && !pipe_stopped(p))
+            pipe_wait(p);
+        if (pipe_stopped(p)) break;
+        pipe_unlock(p);
+        png_band *b = &p->slots[k % p->window];
+        run_band(p->enc, w, b, k, p->bands, reporter);
+        pipe_lock(p);
+        if (b->failure) {
+            if (!p->failure) p->failure = b->failure;
+            atomic_store(&p->enc->stop, true);
+        }
+        if (pipe_stopped(p)) break;
+        p->slot_done[k % p->window] = true;
+        if (!p->writing) pipe_drain(p);
+    }
+    /* Whoever stops the encoder wakes the threads waiting for a slot that will never be
+     * written. */
+    if (pipe_stopped(p)) pipe_wake(p);
+    pipe_unlock(p);
+}
+
 /* The filter for every row (0-4), or -1 to choose per row. AUTO was measured on 8192^2 16-bit
  * terrain: "up" is about 2.5x faster than the per-row choice and no larger; see
  * bench/png_vs_gdal.sh. */
@@ -971,53 +1131,33 @@ static trn_status encode(const trn_image *img, const trn_png_options *options, p
             sink_chunk_crc(sink, "sRGB", &perceptual, 1, chunk_crc("sRGB", &perceptual, 1));
         }
     }
-    uLong adler = adler32(0L, Z_NULL, 0);
-    for (size_t first = 0; !st && first < bands; first += window) {
-        size_t count = bands - first < window ? bands - first : window;
-        long count_l = (long)count;
-        /* Band i of the window goes to thread i % threads: the calling thread (0) always has
-         * work, so progress keeps flowing while it compresses. */
+    png_pipe pipe;
+    if (!st && !pipe_init(&pipe, &enc, slots, window, bands, sink))
+        st = trn_error_set(err, TRN_ERR_NO_MEMORY, path, -1, "out of memory");
+    if (!st) {
+        /* One parallel stage for the whole image: a thread that finishes a band takes the next
+         * at once, and the bands are written as they complete, so no thread waits for a
+         * window's slowest band nor for the writing (each such wait was a join, and with
+         * OpenMP's default policy the waiting thread spins). The calling thread (0) reports
+         * progress while it compresses. */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static, 1) num_threads(threads) if (count > 1)
+#pragma omp parallel num_threads(threads) if (threads > 1)
 #endif
-        for (long i = 0; i < count_l; i++) {
+        {
             int t = 0;
 #ifdef _OPENMP
             t = omp_get_thread_num();
 #endif
-            run_band(&enc, &workers[t], &slots[i], first + (size_t)i, bands, t == 0);
+            pipe_run(&pipe, &workers[t], t == 0);
         }
-        if (enc.cancelled) {
+        if (enc.cancelled)
             st = trn_error_set(err, TRN_ERR_CANCELLED, path, -1, "PNG writing cancelled");
-            break;
-        }
-        for (size_t i = 0; !st && i < count; i++) {
-            png_band *b = &slots[i];
-            if (b->failure)
-                st = trn_error_set(
-                    err, b->failure == Z_MEM_ERROR ? TRN_ERR_NO_MEMORY : TRN_ERR_INVALID_ARGUMENT,
-                    path, -1, "cannot compress PNG rows: zlib says \"%s\"",
-                    b->failure == Z_MEM_ERROR ? "out of memory" : "stream error");
-        }
-        for (size_t i = 0; !st && i < count; i++) {
-            png_band *b = &slots[i];
-            adler = adler32_combine(adler, b->adler, (z_off_t)b->in_n);
-            bool last = first + i + 1 == bands;
-            if (last) {
-                /* The zlib trailer after the last band; cap keeps 4 bytes spare for it. */
-                put_be32(b->out + b->n, (uint32_t)adler);
-                b->crc = (uint32_t)crc32(b->crc, b->out + b->n, 4);
-                b->n += 4;
-            }
-            if (b->n <= PNG_UINT31_MAX)
-                sink_chunk_crc(sink, "IDAT", b->out, (uint32_t)b->n, b->crc);
-            else
-                sink_idat(sink, b->out, b->n);
-        }
-        if (!st) maybe_report(&enc);
-        if (!st && enc.cancelled)
-            st = trn_error_set(err, TRN_ERR_CANCELLED, path, -1, "PNG writing cancelled");
-        if (!st && sink_failed(sink)) break;
+        else if (pipe.failure)
+            st = trn_error_set(
+                err, pipe.failure == Z_MEM_ERROR ? TRN_ERR_NO_MEMORY : TRN_ERR_INVALID_ARGUMENT,
+                path, -1, "cannot compress PNG rows: zlib says \"%s\"",
+                pipe.failure == Z_MEM_ERROR ? "out of memory" : "stream error");
+        pipe_dispose(&pipe);
     }
     if (!st) sink_chunk_crc(sink, "IEND", NULL, 0, chunk_crc("IEND", NULL, 0));
     for (int t = 0; t < made; t++)
