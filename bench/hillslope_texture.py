@@ -26,40 +26,17 @@
 #               valleys of one size has a bump at that size and little below it. Printed:
 #               the log2 energy ratios between successive scales (4/2, 8/4, 16/8, 32/16) and
 #               their spread (max - min): a steady power law gives similar ratios.
-import json
-import subprocess
 import sys
 
 import numpy as np
 
+from dem_read import read_dem
+
 path = sys.argv[1]
 agg = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 terrane = sys.argv[3] if len(sys.argv) > 3 else "build/terrane"
-if path.endswith(".r32") and "x" in path.rsplit("_", 1)[-1]:
-    # NAME_WxH_CELLm.r32: written by the bench scripts
-    parts = path[:-4].rsplit("_", 2)
-    W, H = (int(v) for v in parts[1].split("x"))
-    cx = cz = float(parts[2].rstrip("m"))
-    z = np.fromfile(path, dtype="<f4").astype(np.float64).reshape(H, W)
-else:
-    info = json.loads(subprocess.run([terrane, "info", path, "--format", "json"], check=True,
-                                     capture_output=True, text=True).stdout)
-    W, H = info["grid"]
-    cx, cz = (abs(v) for v in info["metres_per_pixel"])
-    tmp = subprocess.run(["mktemp", "--suffix=.r32"], capture_output=True,
-                         text=True).stdout.strip()
-    conv = subprocess.run([terrane, "convert", path, tmp], check=True, capture_output=True,
-                          text=True)
-    conv = conv.stdout + conv.stderr
-    z = np.fromfile(tmp, dtype="<f4").astype(np.float64)
-    if z.size != W * H:
-        # a geographic DEM is reprojected: "..., C m cells (...): W x H samples -> W2 x H2"
-        import re
-        got = re.search(r"([0-9.]+) m cells.*-> ([0-9]+) x ([0-9]+)", conv, re.S)
-        cx = cz = float(got.group(1))
-        W, H = int(got.group(2)), int(got.group(3))
-    z = z.reshape(H, W)
-    subprocess.run(["rm", "-f", tmp])
+z, cx, cz = read_dem(path, terrane)
+H, W = z.shape
 if agg > 1:
     H, W = H // agg, W // agg
     z = z[:H * agg, :W * agg].reshape(H, agg, W, agg).mean(axis=(1, 3))

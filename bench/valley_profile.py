@@ -26,11 +26,11 @@
 #   slope spread        the 10th, 50th and 90th slope percentiles of all samples and the
 #                       share steeper than 30 degrees (threshold hillslopes).
 import heapq
-import json
-import subprocess
 import sys
 
 import numpy as np
+
+from dem_read import read_dem
 
 args = [a for a in sys.argv[1:]]
 r32_out = None
@@ -42,22 +42,8 @@ path = args[0]
 cell = float(args[1]) if len(args) > 1 else 30.0
 terrane = args[2] if len(args) > 2 else "build/terrane"
 
-if path.endswith(".r32") and "x" in path[:-4].rsplit("_", 2)[-2]:
-    parts = path[:-4].rsplit("_", 2)
-    W, H = (int(v) for v in parts[1].split("x"))
-    cx = cz = float(parts[2].rstrip("m"))
-    z = np.fromfile(path, dtype="<f4").astype(np.float64).reshape(H, W)
-else:
-    info = json.loads(subprocess.run([terrane, "info", path, "--format", "json"], check=True,
-                                     capture_output=True, text=True).stdout)
-    W, H = info["grid"]
-    cx, cz = (abs(v) for v in info["metres_per_pixel"])
-    tmp = subprocess.run(["mktemp", "--suffix=.r32"], capture_output=True,
-                         text=True).stdout.strip()
-    subprocess.run([terrane, "convert", path, tmp], check=True, capture_output=True)
-    z = np.fromfile(tmp, dtype="<f4").astype(np.float64).reshape(H, W)
-    subprocess.run(["rm", "-f", tmp])
-
+z, cx, cz = read_dem(path, terrane)
+H, W = z.shape
 
 def average_matrix(n, c_in, c_out):
     """Area weights taking n samples of c_in metres onto cells of c_out metres."""
