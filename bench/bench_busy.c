@@ -34,13 +34,8 @@ static void ridge(trn_field *f)
     const uint32_t cells = f->cells_x;
     const size_t nx = (size_t)cells + 1u;
     for (uint32_t j = 0; j <= cells; j++)
-        for (uint32_t i = 0; i <= cells; i++) {
-            const double z = (double)j / cells - 0.5;
-            const double r = exp(-(z * z) / (2.0 * 0.15 * 0.15));
-            f->heights[(size_t)j * nx + i] =
-                (float)(1500.0 * r * (0.6 + 0.4 * value_noise(i / 64.0, j / 64.0, 7)) +
-                        100.0 * value_noise(i / 8.0, j / 8.0, 11));
-        }
+        for (uint32_t i = 0; i <= cells; i++)
+            f->heights[(size_t)j * nx + i] = ridge_height(i, j, cells);
 }
 
 static int fail(const char *what, const trn_error *e)

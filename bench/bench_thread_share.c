@@ -149,13 +149,8 @@ static int evolve(uint32_t size, uint32_t steps, int runs)
     if (trn_field_init(&f, size, size, 30.0 * size, 30.0 * size, &e)) return fail("field", &e);
     const size_t nx = (size_t)size + 1u;
     for (uint32_t j = 0; j <= size; j++)
-        for (uint32_t i = 0; i <= size; i++) {
-            const double z = (double)j / size - 0.5;
-            const double r = exp(-(z * z) / (2.0 * 0.15 * 0.15));
-            in.heights[(size_t)j * nx + i] =
-                (float)(1500.0 * r * (0.6 + 0.4 * value_noise(i / 64.0, j / 64.0, 7)) +
-                        100.0 * value_noise(i / 8.0, j / 8.0, 11));
-        }
+        for (uint32_t i = 0; i <= size; i++)
+            in.heights[(size_t)j * nx + i] = ridge_height(i, j, size);
     trn_stream_power_params p;
     trn_stream_power_params_default(&p);
     p.erodibility = 5e-5;

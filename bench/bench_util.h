@@ -72,8 +72,6 @@ static inline double value_noise(double x, double y, uint32_t seed)
     return (a + (b - a) * fx) * (1.0 - fy) + (c + (d - c) * fx) * fy;
 }
 
-/* A size x size DEM of 30 m cells: six octaves of value noise (1500 m down to 47 m amplitude)
- * plus offset metres. f is initialised here. */
 /* The stream-power benchmarks' mountain: a ridge along x, value noise on its crest and flanks. */
 static inline float ridge_height(uint32_t i, uint32_t j, uint32_t cells)
 {
@@ -83,6 +81,8 @@ static inline float ridge_height(uint32_t i, uint32_t j, uint32_t cells)
                    100.0 * value_noise(i / 8.0, j / 8.0, 11));
 }
 
+/* A size x size DEM of 30 m cells: six octaves of value noise (1500 m down to 47 m amplitude)
+ * plus offset metres. f is initialised here. */
 static inline int fractal_dem(trn_field *f, uint32_t size, double offset)
 {
     trn_error e;
