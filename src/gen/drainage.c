@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/checked.h"
+#include "core/huge_alloc.h"
 #include "core/kernel.h"
 #include "core/progress.h"
 #include "terrane/drainage.h"
@@ -201,13 +202,7 @@ typedef struct dr_state {
  * distances) use them at random: huge pages spare most TLB misses. free() releases the block. */
 static void *big_alloc(size_t bytes)
 {
-    if (bytes < 4 * DR_HUGE_PAGE) return malloc(bytes ? bytes : 1);
-    void *p = NULL;
-    if (posix_memalign(&p, DR_HUGE_PAGE, bytes) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, bytes & ~(DR_HUGE_PAGE - 1), MADV_HUGEPAGE);
-#endif
-    return p;
+    return trn_huge_alloc(bytes, 4 * DR_HUGE_PAGE);
 }
 
 static void temp_change(dr_state *s, size_t old_bytes, size_t new_bytes)

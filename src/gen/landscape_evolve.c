@@ -9,6 +9,7 @@
 
 #include "terrane/landscape.h"
 #include "core/rows.h"
+#include "core/huge_alloc.h"
 #include "gen/stream_power_tiled.h"
 #include "terrane/resample.h"
 
@@ -362,14 +363,7 @@ typedef struct evolve_prep {
  * generate's CPU on a virtual machine. Freed by free(). */
 static void *prep_alloc(size_t bytes)
 {
-    const size_t huge = (size_t)2 << 20;
-    if (bytes < huge) return malloc(bytes ? bytes : 1);
-    void *p = NULL;
-    if (posix_memalign(&p, huge, bytes) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE);
-#endif
-    return p;
+    return trn_huge_alloc(bytes, TRN_HUGE_PAGE);
 }
 
 /* Fine sample (i, j)'s detail: the input at the warped position (fx, fz; ux, uz unwarped) less

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/checked.h"
+#include "core/huge_alloc.h"
 #include "core/progress.h"
 #include "terrane/landscape.h"
 #include "gen/d8.h"
@@ -103,13 +104,7 @@ static inline int sp_ctz64(uint64_t x)
  * the block. */
 static void *big_alloc(size_t bytes)
 {
-    if (bytes < SP_HUGE_PAGE) return malloc(bytes ? bytes : 1);
-    void *p = NULL;
-    if (posix_memalign(&p, SP_HUGE_PAGE, bytes) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, bytes & ~(SP_HUGE_PAGE - 1), MADV_HUGEPAGE);
-#endif
-    return p;
+    return trn_huge_alloc(bytes, SP_HUGE_PAGE);
 }
 
 /* First writes of fresh per-sample arrays, spread over the threads: the kernel zeroes a page

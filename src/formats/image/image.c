@@ -1,13 +1,11 @@
 /* Image buffers and limits, channel extraction, and image <-> heightfield conversion. */
-#define _DEFAULT_SOURCE /* posix_memalign, madvise(MADV_HUGEPAGE) on Linux */
+#define _DEFAULT_SOURCE /* posix_memalign, madvise(MADV_HUGEPAGE) on Linux (core/huge_alloc.h) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 #include "image_private.h"
+#include "core/huge_alloc.h"
 #include "terrane/image.h"
 
 void trn_image_limits_default(trn_image_limits *limits)
@@ -22,8 +20,7 @@ void trn_image_limits_default(trn_image_limits *limits)
     limits->max_samples = TRN_IMAGE_DEFAULT_MAX_SAMPLES;
 }
 
-/* A huge page, and the size from which an image's pixels are put on them. */
-#define IMAGE_HUGE_PAGE ((size_t)2 << 20)
+/* The size from which an image's pixels are put on huge pages. */
 #define IMAGE_HUGE_MIN ((size_t)8 << 20)
 
 /* Zeroed pixels. Large blocks go on huge pages where the system offers them: a fresh 4 KiB
@@ -34,21 +31,17 @@ void trn_image_limits_default(trn_image_limits *limits)
 static void *pixels_alloc(size_t bytes)
 {
     if (bytes < IMAGE_HUGE_MIN) return calloc(bytes, 1);
-    void *p = NULL;
-    if (posix_memalign(&p, IMAGE_HUGE_PAGE, bytes) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, bytes & ~(IMAGE_HUGE_PAGE - 1), MADV_HUGEPAGE);
-#endif
-    unsigned char *b = p;
-    const long pieces = (long)((bytes + IMAGE_HUGE_PAGE - 1) / IMAGE_HUGE_PAGE);
+    unsigned char *b = trn_huge_alloc(bytes, IMAGE_HUGE_MIN);
+    if (!b) return NULL;
+    const long pieces = (long)((bytes + TRN_HUGE_PAGE - 1) / TRN_HUGE_PAGE);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static)
 #endif
     for (long k = 0; k < pieces; k++) {
-        const size_t at = (size_t)k * IMAGE_HUGE_PAGE;
-        memset(b + at, 0, bytes - at < IMAGE_HUGE_PAGE ? bytes - at : IMAGE_HUGE_PAGE);
+        const size_t at = (size_t)k * TRN_HUGE_PAGE;
+        memset(b + at, 0, bytes - at < TRN_HUGE_PAGE ? bytes - at : TRN_HUGE_PAGE);
     }
-    return p;
+    return b;
 }
 
 trn_status trn_image_init(trn_image *img, uint32_t width, uint32_t height, uint8_t channels,
