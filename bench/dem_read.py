@@ -9,8 +9,8 @@ import numpy as np
 def read_dem(path, terrane="build/terrane"):
     """NAME_WxH_CELLm.r32 (written by the bench scripts) directly; anything else through
     `terrane info` and `terrane convert` (a geographic DEM comes back reprojected)."""
-    if path.endswith(".r32") and "x" in path.rsplit("_", 1)[-1]:
-        parts = path[:-4].rsplit("_", 2)
+    parts = path[:-4].rsplit("_", 2)
+    if path.endswith(".r32") and len(parts) == 3 and re.fullmatch(r"[0-9]+x[0-9]+", parts[1]):
         W, H = (int(v) for v in parts[1].split("x"))
         cx = cz = float(parts[2].rstrip("m"))
         return np.fromfile(path, dtype="<f4").astype(np.float64).reshape(H, W), cx, cz
