@@ -93,8 +93,8 @@ static double edge_step(const trn_field *f)
  * degrees at most 1.08 times chance, periodic curvature at most 2 times a shuffled profile)
  * and, with base level only where valleys meet the edge, no gutter or rim along it. Measured
  * (45-degree ratio, periodic ratio, edge fall): rolling hills 1.039, 1.54, 0.010; mountain
- * range 0.994, 1.04, -0.036; basin 0.992, 0.63 (a bowl: its rims stand high); river valley
- * 0.992, 0.96, -0.023. */
+ * range 0.995, 1.72, 0.000 (version 13; 0.994, 1.04, -0.036 at 850 m of relief); basin 0.992,
+ * 0.63 (a bowl: its rims stand high); river valley 0.992, 0.96, -0.023. */
 static void check_fingerprints(const char *name, const trn_generated *g, bool edge)
 {
     trn_stats_options so;
@@ -616,8 +616,8 @@ static double ladder_peak(const trn_field *f)
 
 /* The mountain range evolves through rock of varied strength (rock_variation), so its valleys
  * are not one ladder of parallel valleys at one spacing: its ladder peak stays under the real
- * DEM's 7.7 (6.2), where the same recipe with uniform rock and its uplift following the
- * range's height measures 10.6. */
+ * DEM's 7.7 (6.8 at version 13's 1400 m of relief; 6.2 at 850 m), where the same recipe with
+ * uniform rock and its uplift following the range's height measures 13.0 (10.6 at 850 m). */
 static void test_mountain_range_no_ladder(void)
 {
     const char *text = trn_builtin_preset_text("builtin://terrain/mountain-range");

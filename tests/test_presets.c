@@ -47,7 +47,9 @@ static uint64_t hash_of(const void *data, size_t size)
  * the mountain range (11) creeps slowest in its weakest rock (rock_creep), so its side valleys
  * do not keep one spacing; the mountain range (12) rises at one rate over the whole range and
  * lays down half the sediment, so its valleys are V-shaped down to their channels (no
- * filled floors). */
+ * filled floors); the mountain range (13) stands about 1400 m high, as real ranges do over its
+ * 12.8 km (1550 m of noise, area exponent m 0.4, snow and meadow lines raised with it) and
+ * its droplets run 12 steps instead of 20 (shorter rills on its steeper sides). */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -59,7 +61,7 @@ static const struct {
      64},
     {"builtin://terrain/desert-dunes", 0x3f6ea7bf83ff8d02ull, 0x88acdc6a685847e8ull, 6, 2048, 512},
     {"builtin://terrain/rolling-hills", 0xd8c647cc21421151ull, 0xe9b85c7f41b14b6aull, 6, 2048, 256},
-    {"builtin://terrain/mountain-range", 0x668bb91c342b5a11ull, 0x4d9901ecda771100ull, 12, 12800,
+    {"builtin://terrain/mountain-range", 0x08c39da27b89237aull, 0xffea24ef52059ae5ull, 13, 12800,
      256},
     {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 9, 4096, 256},
     {"builtin://terrain/plateau", 0x53c9729066420466ull, 0xbdcb3783aae9bfc0ull, 7, 4096, 128},
