@@ -760,22 +760,32 @@ static void test_route_joins(void)
     CHECK_EQ_INT(r.samples, 5);
     CHECK(r.end_x == 2.0);
     CHECK_CONTAINS(r.message, "'pond'");
-    /* The floor: the joined surface minus the water depth. */
-    const double xs[5] = {6, 5, 4, 3, 2}, beds[5] = {4, 3, 2, 1.5, 1.5};
-    check_path(&b, xs, beds, 5);
+    /* The floor: the joined surface minus the water depth. The path goes on down the pond's
+     * bed (the mouth) to x = 1, the first sample water_depth under its surface; the report
+     * still names the joining sample. */
+    const double xs[7] = {6, 5, 4, 3, 2, 1, 0}, beds[6] = {4, 3, 2, 1.5, 1.5, 1.5};
+    check_path(&b, xs, beds, 6);
     trn_water_body_dispose(&b);
-    p.water_depth = 2.0; /* = channel depth: allowed, the floor drops to 0.5 */
+    p.water_depth = 2.0; /* = channel depth: allowed, the floor drops to 0.5 (at x = 0) */
     CHECK_OK(trn_river_route(&d, f.heights, &w, "creek", &p, &b, &r, NULL));
-    const double beds2[5] = {4, 3, 2, 1, 0.5};
-    check_path(&b, xs, beds2, 5);
+    CHECK_EQ_INT(r.samples, 5);
+    CHECK(r.end_x == 2.0);
+    const double beds2[7] = {4, 3, 2, 1, 0.5, 0.5, 0.5};
+    check_path(&b, xs, beds2, 7);
     trn_water_body_dispose(&b);
 
-    /* Without a surface at the joining sample the floor comes from the body's level. */
-    w.surface[4 * 9 + 2] = NAN;
+    /* Without a surface at the path's last sample the floor comes from the body's level. */
+    w.surface[4 * 9 + 0] = NAN;
+    CHECK_OK(trn_river_route(&d, f.heights, &w, "creek", &p, &b, &r, NULL));
+    check_path(&b, xs, beds2, 7);
+    trn_water_body_dispose(&b);
+    w.surface[4 * 9 + 0] = 2.5f;
+    /* A channel under two cells wide ends at the joining sample (its cap is within a cell). */
+    p.channel_width = 1.5;
     CHECK_OK(trn_river_route(&d, f.heights, &w, "creek", &p, &b, &r, NULL));
     check_path(&b, xs, beds2, 5);
     trn_water_body_dispose(&b);
-    w.surface[4 * 9 + 2] = 2.5f;
+    p.channel_width = 4.0;
 
     /* A wet source adds nothing. */
     route_params(&p, 2.0, 4.0);
@@ -1009,6 +1019,83 @@ static void test_route_smooth(void)
     trn_water_dispose(&w);
     trn_field_dispose(&carved);
     trn_water_body_dispose(&b);
+    trn_drainage_dispose(&d);
+    trn_field_dispose(&f);
+}
+
+/* The mouth: ground falling west at 0.1 into a lake (level 10) whose margin is a shelf 0.2 m
+ * deep for 10 m before its bed drops away; a V across keeps the route in its row. */
+static float mouth_height(int i, int j)
+{
+    const double v = 0.05 * fabs((double)j - 16.0);
+    if (i >= 24) return (float)(10.0 + 0.1 * (i - 24) + v);
+    if (i >= 14) return (float)(10.0 - 0.02 * (24 - i) + v);
+    return (float)(9.8 - 0.5 * (14 - i) + v);
+}
+
+static void test_route_mouth(void)
+{
+    trn_field f;
+    trn_drainage d;
+    CHECK_OK(trn_field_init(&f, 64, 32, 64.0, 32.0, NULL));
+    for (int j = 0; j <= 32; j++)
+        for (int i = 0; i <= 64; i++)
+            f.heights[j * 65 + i] = mouth_height(i, j);
+    CHECK_OK(trn_drainage_compute(&f, NAN, &d, NULL, NULL, NULL));
+    trn_water lake;
+    memset(&lake, 0, sizeof lake);
+    lake.cells_x = 64;
+    lake.cells_z = 32;
+    lake.size_x = 64.0;
+    lake.size_z = 32.0;
+    lake.body_count = 1;
+    lake.bodies = calloc(1, sizeof *lake.bodies);
+    CHECK(lake.bodies != NULL);
+    trn_water_body_init(&lake.bodies[0], TRN_WATER_LAKE, "lake");
+    lake.bodies[0].level = 10.0;
+    const size_t n = 65u * 33u;
+    lake.owner = malloc(n * sizeof *lake.owner);
+    lake.wet = malloc(n);
+    lake.surface = malloc(n * sizeof *lake.surface);
+    lake.segment = calloc(n, sizeof *lake.segment);
+    for (size_t k = 0; k < n; k++) {
+        const bool wet = f.heights[k] < 10.0f;
+        lake.owner[k] = wet ? 0 : -1;
+        lake.wet[k] = wet;
+        lake.surface[k] = wet ? 10.0f : NAN;
+    }
+    trn_river_route_params p;
+    route_params(&p, 48.0, 16.0);
+    p.channel_width = 6.0;
+    p.channel_depth = 2.5;
+    trn_water_body b;
+    trn_route_report r;
+    CHECK_OK(trn_river_route(&d, f.heights, &lake, "brook", &p, &b, &r, NULL));
+    CHECK(r.end == TRN_ROUTE_EXISTING_BODY);
+    CHECK(r.end_x == 23.0); /* the report names where it joins */
+    /* Its path runs on to x = 12, the first sample a water depth under the surface. */
+    CHECK(b.path_count > 0 && b.path[3 * (size_t)(b.path_count - 1u)] == 12.0);
+    /* Carved, the channel holds no closed hollow: ending at the shore it left a round pit
+     * cut to 9 m in the 9.8-10 m shelf (a hollow 0.92 m deep) with a wall on its lakeward side. */
+    trn_field carved;
+    CHECK_OK(trn_field_init(&carved, 64, 32, 64.0, 32.0, NULL));
+    memcpy(carved.heights, f.heights, n * sizeof *f.heights);
+    trn_water w;
+    CHECK_OK(trn_water_resolve(&carved, &b, 1, NULL, &w, NULL));
+    trn_drainage cd;
+    CHECK_OK(trn_drainage_compute(&carved, NAN, &cd, NULL, NULL, NULL));
+    double hollow = 0.0, cut = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        hollow = fmax(hollow, (double)cd.filled[k] - (double)carved.heights[k]);
+        cut = fmax(cut, (double)f.heights[k] - (double)carved.heights[k]);
+    }
+    CHECK(cut > 2.0); /* the channel is there */
+    CHECK(hollow < 0.05);
+    trn_drainage_dispose(&cd);
+    trn_water_dispose(&w);
+    trn_field_dispose(&carved);
+    trn_water_body_dispose(&b);
+    trn_water_dispose(&lake);
     trn_drainage_dispose(&d);
     trn_field_dispose(&f);
 }
@@ -1599,6 +1686,7 @@ int main(void)
     RUN(test_route_steps);
     RUN(test_route_head);
     RUN(test_route_smooth);
+    RUN(test_route_mouth);
     RUN(test_route_params);
     RUN(test_codec_round_trip);
     RUN(test_codec_truncation);

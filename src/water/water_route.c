@@ -115,6 +115,53 @@ static void smooth_twice(double *v, double *tmp, size_t n, size_t half)
     }
 }
 
+/* The mouth: a route that joins a lake or the sea goes on down the bed under it (steepest
+ * descent along the triangle edges, within the body it joined) until the bed lies water_depth under
+ * the water's surface, so its channel, cut to water_depth under that surface, runs out onto the bed
+ * instead of ending at the shore in a round pit with a back wall: a pool in a shallow lake's
+ * margin. At most MOUTH_MAX samples (a flat shelf ends it early). Returns the trace's new length.
+ */
+#define MOUTH_MAX 64u
+static size_t mouth(const trn_water *existing, const float *heights,
+                    const trn_river_route_params *p, uint32_t cx, uint32_t cz,
+                    const double step_length[8], uint8_t *visited, uint32_t *trace, size_t n)
+{
+    const size_t nx = (size_t)cx + 1u;
+    const int32_t owner = wet_owner(existing, trace[n - 1]);
+    /* A river's surface falls along it: joined at its side, the route ends there. */
+    if (owner < 0 || existing->bodies[owner].kind == TRN_WATER_RIVER) return n;
+    for (unsigned extra = 0; extra < MOUTH_MAX; extra++) {
+        const size_t k = trace[n - 1];
+        const uint32_t i = (uint32_t)(k % nx), j = (uint32_t)(k / nx);
+        const float surface = existing->surface ? existing->surface[k] : NAN;
+        const double level = isnan(surface) ? existing->bodies[owner].level : (double)surface;
+        const float h = heights[k];
+        /* Deep enough; or ground standing above the water (a wet sample at its very edge:
+         * no bed under water to follow, and a channel run down from it would drop its
+         * surface below the dry ground beside it); or the field's edge. */
+        if (!((double)h > level - p->water_depth) || (double)h > level || i == 0 || j == 0 ||
+            i == cx || j == cz)
+            break;
+        int next = -1;
+        double best = 0.0;
+        for (int e = 0; e < 6; e++) {
+            const int c = edge_codes[e];
+            const size_t m =
+                (size_t)((int64_t)j + TRN_D8_DJ[c]) * nx + (size_t)((int64_t)i + TRN_D8_DI[c]);
+            if (visited[m] || wet_owner(existing, m) != owner) continue;
+            const double slope = ((double)h - (double)heights[m]) / step_length[c];
+            if (slope > best) {
+                best = slope;
+                next = (int)m;
+            }
+        }
+        if (next < 0) break;
+        visited[next] = 1;
+        trace[n++] = (uint32_t)next;
+    }
+    return n;
+}
+
 static trn_status not_placed(trn_water_body *body, trn_route_report *report)
 {
     memset(body, 0, sizeof *body);
@@ -256,12 +303,18 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
         }
         k = (size_t)next;
     }
+    const size_t joined_at = trace[n - 1], joined_n = n;
+    /* A channel under two cells wide is a row of cells whatever its line (below); its mouth
+     * ends within the joining sample's cell, no pit beyond it to run out of. */
+    const bool wide = params->channel_width >= 2.0 * (dx > dz ? dx : dz);
+    if (end == TRN_ROUTE_EXISTING_BODY && wide)
+        n = mouth(existing, source_heights, params, cx, cz, step_length, visited, trace, n);
     free(visited);
 
     const size_t last = trace[n - 1];
-    report->samples = (uint32_t)n;
-    report->end_x = (double)(last % nx) * sx / cx;
-    report->end_z = (double)(last / nx) * sz / cz;
+    report->samples = (uint32_t)joined_n;
+    report->end_x = (double)(joined_at % nx) * sx / cx;
+    report->end_z = (double)(joined_at / nx) * sz / cz;
     report->end = end;
     if (n < 2) {
         free(trace);
@@ -355,29 +408,32 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
     const size_t half = reach > 64.0 ? 64u : (size_t)reach; /* 0: under a cell wide */
     /* A channel under two cells wide is a row of cells whatever its line: left on the trace,
      * whose samples keep the valley's lowest ground within its water. */
-    const bool wide = params->channel_width >= 2.0 * (dx > dz ? dx : dz);
-    smooth_twice(lx, tmp, n, wide ? half : 0u);
-    smooth_twice(lz, tmp, n, wide ? half : 0u);
+    /* Smoothed as far as the shore: the mouth's samples under the water it joined (below)
+     * stay on the trace, their bed the floor, so the shore's line is as it would be without
+     * them and the channel runs on straight down the bed. */
+    const size_t sn = joined_n;
+    smooth_twice(lx, tmp, sn, wide ? half : 0u);
+    smooth_twice(lz, tmp, sn, wide ? half : 0u);
     /* The averaged ground stands above the trace's own where the valley's floor bends up
      * (below a steep reach); a bed raised there would hold water above the ground beside it.
      * Each point's excess, spread over twice the window and averaged the same way, is at
      * least the excess at every point it reaches: taken off, the ground is smooth and never
      * above the trace's. */
-    for (size_t p = 0; p < n; p++)
+    for (size_t p = 0; p < sn; p++)
         over[p] = lg[p];
-    smooth_twice(over, tmp, n, half);
-    for (size_t p = 0; p < n; p++)
+    smooth_twice(over, tmp, sn, half);
+    for (size_t p = 0; p < sn; p++)
         tmp[p] = over[p] > lg[p] ? over[p] - lg[p] : 0.0;
-    for (size_t p = 0; p < n; p++) {
+    for (size_t p = 0; p < sn; p++) {
         const size_t lo = p > 2u * half ? p - 2u * half : 0u;
-        const size_t hi = p + 2u * half < n - 1u ? p + 2u * half : n - 1u;
+        const size_t hi = p + 2u * half < sn - 1u ? p + 2u * half : sn - 1u;
         double m = 0.0;
         for (size_t q = lo; q <= hi; q++)
             m = tmp[q] > m ? tmp[q] : m;
         lg[p] = m; /* the spread excess, for now */
     }
-    smooth_twice(lg, tmp, n, half);
-    for (size_t p = 0; p < n; p++)
+    smooth_twice(lg, tmp, sn, half);
+    for (size_t p = 0; p < sn; p++)
         lg[p] = over[p] - lg[p];
     /* Neither may it rise where the window narrows at the ends: hold it. */
     for (size_t p = 1; p < n; p++)
