@@ -394,8 +394,8 @@ static void test_sea_surface_threads(void)
         CHECK_OK(trn_field_init(&f, c, c, 1600.0, 1600.0, NULL));
         for (size_t j = 0; j < nx; j++)
             for (size_t i = 0; i < nx; i++)
-                f.heights[j * nx + i] = (float)(60.0 * sin(0.05 * (double)i) * cos(0.04 * (double)j) +
-                                                0.3 * (double)i);
+                f.heights[j * nx + i] =
+                    (float)(60.0 * sin(0.05 * (double)i) * cos(0.04 * (double)j) + 0.3 * (double)i);
         trn_evolve_options o;
         trn_evolve_options_default(&o);
         o.sp.uplift = 1e-3;

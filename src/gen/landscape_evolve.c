@@ -715,8 +715,8 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
     /* Scale from fine sample index to coarse coordinates, per axis. */
     const double sx = (double)cx / field->cells_x, sz = (double)cz / field->cells_z;
     /* Each coarse sample: the mean of the fine samples whose nearest coarse sample it is. */
-    double *sum = calloc(cn, sizeof *sum);
-    uint32_t *cnt = calloc(cn, sizeof *cnt);
+    double *sum = malloc(cn * sizeof *sum);
+    uint32_t *cnt = malloc(cn * sizeof *cnt);
     size_t *first = malloc(((size_t)cz + 2u) * sizeof *first);
     if (!sum || !cnt || !first) {
         free(sum);
@@ -728,16 +728,20 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "landscape evolution: out of memory for the coarse grid");
     }
-    /* The fine rows of each coarse row: a coarse row's sums are made by one thread. */
+    /* The fine rows of each coarse row: a coarse row's sums are made (and first zeroed, not
+     * by a serial calloc) by one thread. */
     trn_rows_nearest_starts(nz, cz, sz, first);
 #pragma omp parallel for schedule(dynamic, 4)
-    for (size_t cj = 0; cj <= (size_t)cz; cj++)
+    for (size_t cj = 0; cj <= (size_t)cz; cj++) {
+        memset(sum + cj * cnx, 0, cnx * sizeof *sum);
+        memset(cnt + cj * cnx, 0, cnx * sizeof *cnt);
         for (size_t j = first[cj]; j < first[cj + 1u]; j++)
             for (size_t i = 0; i < nx; i++) {
                 const size_t ci = (size_t)floor((double)i * sx + 0.5);
                 sum[cj * cnx + ci] += field->heights[j * nx + i];
                 cnt[cj * cnx + ci]++;
             }
+    }
     free(first);
 #pragma omp parallel for schedule(static) if (cn >= EVOLVE_COPY_THREADED)
     for (size_t k = 0; k < cn; k++) {

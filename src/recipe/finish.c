@@ -16,10 +16,10 @@ static trn_status oom(trn_error *err, const char *what)
 static float *moisture_of(const trn_recipe *recipe, const trn_field *field)
 {
     const size_t nx = (size_t)field->cells_x + 1u, nz = (size_t)field->cells_z + 1u;
-    float *m = malloc(nx * nz * sizeof *m);
-    if (!m) return NULL;
     /* Rows are independent (a row's values depend on its position only): any thread count
      * writes the same bytes. */
+    float *m = malloc(nx * nz * sizeof *m);
+    if (!m) return NULL;
 #pragma omp parallel for schedule(static)
     for (size_t j = 0; j < nz; j++)
         trn_moisture_row(recipe->seed, field->size_x, field->cells_x,
