@@ -6,6 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "terrane/generate.h"
 #include "test.h"
 
@@ -160,6 +164,64 @@ static void test_roles_and_snow_line(void)
     trn_recipe_dispose(&blocked);
 }
 
+static void set_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+
+/* The last pass's inputs made on the threads: the moisture layer (each sample what
+ * trn_moisture_at gives there), the wet mask and the roles, the same bytes on 1 and 3 threads. */
+static void test_finish_inputs_threads(void)
+{
+    trn_recipe r;
+    parse_recipe("snow_line", &r);
+    trn_palette pal;
+    trn_error e;
+    CHECK_OK(trn_palette_parse(palette_json, strlen(palette_json), "p.json", &pal, &e));
+    trn_generated g;
+    CHECK_OK(trn_recipe_generate(&r, NULL, &g, NULL, NULL, &e));
+    const size_t n = trn_field_sample_count(&g.field), nx = g.field.cells_x + 1u;
+#ifdef _OPENMP
+    const int saved = omp_get_max_threads();
+#endif
+    trn_generated_scatter_env env[2];
+    uint8_t *roles[2] = {malloc(n), malloc(n)};
+    for (int t = 0; t < 2; t++) {
+        set_threads(t ? 3 : 1);
+        CHECK_OK(trn_generated_scatter_env_init(&g, &r, &pal, &env[t], &e));
+        CHECK_OK(trn_generated_classify_roles(&g, &r, NULL, roles[t], &e));
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    CHECK(env[0].moisture && env[1].moisture);
+    CHECK(memcmp(env[0].moisture, env[1].moisture, n * sizeof *env[0].moisture) == 0);
+    CHECK(memcmp(env[0].wet, env[1].wet, n * sizeof *env[0].wet) == 0);
+    CHECK(memcmp(roles[0], roles[1], n) == 0);
+    size_t bad = 0, wet = 0;
+    for (size_t k = 0; k < n; k++) {
+        const size_t i = k % nx, j = k / nx;
+        const double m = trn_moisture_at(r.seed, (double)i * r.size_x / r.cells_x,
+                                         (double)j * r.size_z / r.cells_z);
+        bad += env[1].moisture[k] != (float)m;
+        bad += env[1].wet[k] != (g.water_distance[k] == 0.0f);
+        wet += env[1].wet[k];
+    }
+    CHECK(bad == 0);
+    CHECK(wet > 0 && wet < n); /* the sea at 45 m and the land above it */
+    free(roles[0]);
+    free(roles[1]);
+    trn_generated_scatter_env_dispose(&env[0]);
+    trn_generated_scatter_env_dispose(&env[1]);
+    trn_generated_dispose(&g);
+    trn_palette_dispose(&pal);
+    trn_recipe_dispose(&r);
+}
+
 /* snow_line: checked where it stands, kept by the canonical form. */
 static void test_snow_line_field(void)
 {
@@ -240,6 +302,7 @@ int main(void)
 {
     RUN(test_palette_placed_on_final_surface);
     RUN(test_roles_and_snow_line);
+    RUN(test_finish_inputs_threads);
     RUN(test_snow_line_field);
     RUN(test_material_set_resolve);
     return trn_test_finish();

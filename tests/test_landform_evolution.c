@@ -4,7 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "terrane/generate.h"
+#include "terrane/landscape.h"
 #include "terrane/graph.h"
 #include "terrane/recipe.h"
 #include "terrane/stats.h"
@@ -370,6 +375,59 @@ static void test_preview_not_cached_on_disk(void)
     free(text);
 }
 
+/* A coarsened run held at the sea level (sea_surface): the beds' copy, the hold and the shore
+ * ramp's per-sample passes run on the threads; the same bytes on 1 and 3 threads, with beds
+ * brought back under the water and land above it. */
+static void test_sea_surface_threads(void)
+{
+    const uint32_t c = 160;
+    const size_t nx = c + 1u, n = nx * nx;
+    float *out[2] = {NULL, NULL};
+#ifdef _OPENMP
+    const int saved = omp_get_max_threads();
+#endif
+    for (int t = 0; t < 2; t++) {
+#ifdef _OPENMP
+        omp_set_num_threads(t ? 3 : 1);
+#endif
+        trn_field f;
+        CHECK_OK(trn_field_init(&f, c, c, 1600.0, 1600.0, NULL));
+        for (size_t j = 0; j < nx; j++)
+            for (size_t i = 0; i < nx; i++)
+                f.heights[j * nx + i] =
+                    (float)(60.0 * sin(0.05 * (double)i) * cos(0.04 * (double)j) + 0.3 * (double)i);
+        trn_evolve_options o;
+        trn_evolve_options_default(&o);
+        o.sp.uplift = 1e-3;
+        o.sp.erodibility = 5e-4;
+        o.sp.diffusion = 0.5;
+        o.sp.dt = 200.0;
+        o.sp.steps = 6;
+        o.sp.sea_level = 20.0;
+        o.sp.sea_surface = true;
+        o.sp.sea_surface_depth = 5.0;
+        o.coarsen = 2;
+        o.fine_steps = 2;
+        CHECK_OK(trn_landscape_evolve(&f, &o, NULL, NULL, NULL, NULL));
+        out[t] = f.heights;
+        f.heights = NULL;
+        trn_field_dispose(&f);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    CHECK(memcmp(out[0], out[1], n * sizeof *out[0]) == 0);
+    size_t under = 0, ramped = 0;
+    for (size_t k = 0; k < n; k++) {
+        under += out[1][k] < 20.0f;
+        ramped += out[1][k] < 20.0f && out[1][k] > 15.0f;
+    }
+    CHECK(under > n / 10 && under < n - n / 10);
+    CHECK(ramped > 0);
+    free(out[0]);
+    free(out[1]);
+}
+
 int main(void)
 {
     RUN(test_errors);
@@ -380,5 +438,6 @@ int main(void)
     RUN(test_region_landform);
     RUN(test_preview_not_cached_on_disk);
     RUN(test_work);
+    RUN(test_sea_surface_threads);
     return trn_test_finish();
 }

@@ -93,9 +93,43 @@ static void test_cancel(void)
     }
 }
 
+/* A copy in blocks over the threads: the bytes of the source on 1 and 3 threads, for sizes of
+ * one block, a whole number of blocks and a part block at the end; nothing past the end. */
+static void test_copy(void)
+{
+    const size_t sizes[] = {0, 5, (size_t)1 << 20, (size_t)3 << 20, ((size_t)3 << 20) + 4093};
+    const size_t most = ((size_t)3 << 20) + 4093;
+    unsigned char *src = malloc(most), *dst = malloc(most + 64);
+    for (size_t k = 0; k < most; k++)
+        src[k] = (unsigned char)(k * 2654435761u >> 13);
+#ifdef _OPENMP
+    const int saved = omp_get_max_threads();
+#endif
+    for (int t = 1; t <= 3; t += 2) {
+#ifdef _OPENMP
+        omp_set_num_threads(t);
+#endif
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            memset(dst, 0xA5, most + 64);
+            trn_rows_copy(dst, src, sizes[s]);
+            CHECK(memcmp(dst, src, sizes[s]) == 0);
+            size_t past = 0;
+            for (size_t k = sizes[s]; k < sizes[s] + 64; k++)
+                past += dst[k] != 0xA5;
+            CHECK(past == 0);
+        }
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    free(src);
+    free(dst);
+}
+
 int main(void)
 {
     RUN(test_every_row_once);
     RUN(test_cancel);
+    RUN(test_copy);
     return trn_test_finish();
 }

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -64,5 +65,22 @@ void trn_rows_nearest_starts(size_t fine_rows, size_t coarse_rows, double scale,
         while (j < fine_rows && (size_t)floor((double)j * scale + 0.5) < cj)
             j++;
         first[cj] = j;
+    }
+}
+
+#define TRN_COPY_BLOCK ((size_t)1u << 20)
+
+void trn_rows_copy(void *dst, const void *src, size_t bytes)
+{
+    const size_t blocks = (bytes + TRN_COPY_BLOCK - 1u) / TRN_COPY_BLOCK;
+    if (blocks < 2) {
+        if (bytes) memcpy(dst, src, bytes);
+        return;
+    }
+#pragma omp parallel for schedule(static)
+    for (size_t b = 0; b < blocks; b++) {
+        const size_t at = b * TRN_COPY_BLOCK, left = bytes - at;
+        memcpy((char *)dst + at, (const char *)src + at,
+               left < TRN_COPY_BLOCK ? left : TRN_COPY_BLOCK);
     }
 }

@@ -33,4 +33,10 @@ int trn_rows_threads(size_t rows, int threads, size_t min_rows);
  * any thread count. */
 void trn_rows_nearest_starts(size_t fine_rows, size_t coarse_rows, double scale, size_t *first);
 
+/* dst <- src (bytes; the two do not overlap) in blocks of 1 MiB over OpenMP's threads when there
+ * are two or more blocks: a fresh buffer's pages are then faulted in by every thread, not by the
+ * caller alone, and the copy of a whole grid no longer runs on one thread while the others wait.
+ * The bytes are those of memcpy on any thread count. */
+void trn_rows_copy(void *dst, const void *src, size_t bytes);
+
 #endif

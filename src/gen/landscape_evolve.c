@@ -65,13 +65,19 @@ static void bspline_line(double *c, size_t n, size_t stride)
         c[k * stride] = z * (c[(k + 1) * stride] - c[k * stride]);
 }
 
+/* Samples from which a per-sample copy is worth waking the threads (a 257^2 grid's copy takes
+ * about as long as their wake-up). */
+#define EVOLVE_COPY_THREADED ((size_t)1u << 17)
+
 /* coef (nx x nz) from g: the interpolating B-spline's coefficients when prefilter, else g
  * itself (the smoothing B-spline: positive weights, for drainage area and masks, which must
  * not ring below 0). Rows and columns are independent lines, so threads cannot change it. */
 static void bspline_coefficients(const float *g, size_t nx, size_t nz, bool prefilter,
                                  double *coef)
 {
-    for (size_t k = 0; k < nx * nz; k++)
+    const size_t n = nx * nz;
+#pragma omp parallel for schedule(static) if (n >= EVOLVE_COPY_THREADED)
+    for (size_t k = 0; k < n; k++)
         coef[k] = g[k];
     if (!prefilter) return;
 #pragma omp parallel for schedule(static)
@@ -531,7 +537,11 @@ static bool shore_ramp(trn_field *field, const float *bed, double sea, double fl
     float *dist = malloc(nx * nz * sizeof *dist);
     if (!dist) return false;
     float *h = field->heights;
-    for (size_t k = 0; k < nx * nz; k++) {
+    const size_t n = nx * nz;
+    /* The first and last passes are per sample (threads cannot change them); only the chamfer
+     * passes between them run in raster order. */
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; k++) {
         const double b = (double)bed[k] > floor_at ? (double)bed[k] : floor_at;
         dist[k] = (double)h[k] <= sea && b < (double)h[k] ? INFINITY : 0.0f;
     }
@@ -564,7 +574,8 @@ static bool shore_ramp(trn_field *field, const float *bed, double sea, double fl
             }
             *d = (float)v;
         }
-    for (size_t k = 0; k < nx * nz; k++) {
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < n; k++) {
         if (dist[k] == 0.0f) continue;
         double b = (double)bed[k] > floor_at ? (double)bed[k] : floor_at;
         const double ramp = sea - SHORE_SLOPE * (double)dist[k]; /* -inf with no shore at all */
@@ -624,9 +635,13 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
         if (!bed)
             return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                  "landscape evolution: out of memory for the sea bed");
-        memcpy(bed, field->heights, n * sizeof *bed);
-        for (size_t k = 0; k < n; k++)
-            if ((double)field->heights[k] < sea) field->heights[k] = (float)sea;
+        /* The copy and the hold in one pass on the threads (each faults in its share of bed). */
+        float *h = field->heights;
+#pragma omp parallel for schedule(static)
+        for (size_t k = 0; k < n; k++) {
+            bed[k] = h[k];
+            if ((double)h[k] < sea) h[k] = (float)sea;
+        }
         held.sp.sea_surface = false;
     }
     if (o->coarsen == 1) {
@@ -700,8 +715,8 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
     /* Scale from fine sample index to coarse coordinates, per axis. */
     const double sx = (double)cx / field->cells_x, sz = (double)cz / field->cells_z;
     /* Each coarse sample: the mean of the fine samples whose nearest coarse sample it is. */
-    double *sum = calloc(cn, sizeof *sum);
-    uint32_t *cnt = calloc(cn, sizeof *cnt);
+    double *sum = malloc(cn * sizeof *sum);
+    uint32_t *cnt = malloc(cn * sizeof *cnt);
     size_t *first = malloc(((size_t)cz + 2u) * sizeof *first);
     if (!sum || !cnt || !first) {
         free(sum);
@@ -713,22 +728,29 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "landscape evolution: out of memory for the coarse grid");
     }
-    /* The fine rows of each coarse row: a coarse row's sums are made by one thread. */
+    /* The fine rows of each coarse row: a coarse row's sums are made (and first zeroed, not
+     * by a serial calloc) by one thread. */
     trn_rows_nearest_starts(nz, cz, sz, first);
 #pragma omp parallel for schedule(dynamic, 4)
-    for (size_t cj = 0; cj <= (size_t)cz; cj++)
+    for (size_t cj = 0; cj <= (size_t)cz; cj++) {
+        memset(sum + cj * cnx, 0, cnx * sizeof *sum);
+        memset(cnt + cj * cnx, 0, cnx * sizeof *cnt);
         for (size_t j = first[cj]; j < first[cj + 1u]; j++)
             for (size_t i = 0; i < nx; i++) {
                 const size_t ci = (size_t)floor((double)i * sx + 0.5);
                 sum[cj * cnx + ci] += field->heights[j * nx + i];
                 cnt[cj * cnx + ci]++;
             }
+    }
     free(first);
-    for (size_t k = 0; k < cn; k++)
-        coarse.heights[k] = cnt[k] ? (float)(sum[k] / cnt[k]) : 0.0f;
+#pragma omp parallel for schedule(static) if (cn >= EVOLVE_COPY_THREADED)
+    for (size_t k = 0; k < cn; k++) {
+        const float v = cnt[k] ? (float)(sum[k] / cnt[k]) : 0.0f;
+        coarse.heights[k] = v;
+        before[k] = v;
+    }
     free(sum);
     free(cnt);
-    memcpy(before, coarse.heights, cn * sizeof *before);
     /* The warp and the spline of the grid before the run, made before it: with the input they
      * give this level's detail, which the threads the innermost run leaves free make ahead
      * (evolve_prep). */

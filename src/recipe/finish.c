@@ -16,8 +16,12 @@ static trn_status oom(trn_error *err, const char *what)
 static float *moisture_of(const trn_recipe *recipe, const trn_field *field)
 {
     const size_t nx = (size_t)field->cells_x + 1u, nz = (size_t)field->cells_z + 1u;
+    /* Rows are independent (a row's values depend on its position only): any thread count
+     * writes the same bytes. */
     float *m = malloc(nx * nz * sizeof *m);
-    for (size_t j = 0; m && j < nz; j++)
+    if (!m) return NULL;
+#pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < nz; j++)
         trn_moisture_row(recipe->seed, field->size_x, field->cells_x,
                          (double)j * field->size_z / (double)field->cells_z, m + j * nx);
     return m;
@@ -45,6 +49,7 @@ trn_status trn_generated_scatter_env_init(const trn_generated *gen, const trn_re
     out->wet = malloc(n ? n : 1u);
     if (!out->wet) return oom(err, "the wet mask");
     /* Wet: distance 0 to water, the published bodies' coverage or the inferred sea's. */
+#pragma omp parallel for schedule(static)
     for (size_t k = 0; k < n; k++)
         out->wet[k] = gen->water_distance[k] == 0.0f;
     if (palette_reads_moisture(palette) && !(out->moisture = moisture_of(recipe, &gen->field))) {

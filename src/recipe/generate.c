@@ -214,13 +214,13 @@ static trn_status evaluate_graph(const trn_recipe *recipe, int threads,
     gen->node_count = count;
     gen->quality = go.quality;
     st = trn_graph_run_terrain(run, &v, err);
-    if (!st) memcpy(*heights, v.values, n * sizeof **heights);
+    if (!st) trn_rows_copy(*heights, v.values, n * sizeof **heights);
     /* Erosion's signed transport of the published field; sculpt strokes add none. */
     if (!st && v.transport) {
         if (!(gen->transport = malloc(n * sizeof *gen->transport)))
             st = oom(err, "the erosion transport");
         else
-            memcpy(gen->transport, v.transport, n * sizeof *gen->transport);
+            trn_rows_copy(gen->transport, v.transport, n * sizeof *gen->transport);
     }
     /* A Scatter Palette's candidates, refiltered on the final surface when generation ends. */
     const trn_instances *candidates = trn_graph_run_instances(run);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rows.h"
 #include "graph/nodes/node_common.h"
 #include "graph/tiles.h"
 
@@ -199,7 +200,7 @@ static trn_status dd_compute(const trn_node_ctx *c, trn_node_result *r, trn_erro
             trn_drainage_dispose(&d);
             return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
         }
-        memcpy(out, f.heights, n * sizeof *out);
+        trn_rows_copy(out, f.heights, n * sizeof *out);
         trn_field w = f;
         w.heights = out;
         if ((st = trn_drainage_breach(&w, &d, err))) {

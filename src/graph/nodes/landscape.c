@@ -553,6 +553,8 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     const size_t n_map = trn_field_sample_count(input);
     const size_t map_nx = (size_t)input->cells_x + 1u, map_nz = (size_t)input->cells_z + 1u;
     double in_lo = INFINITY, in_hi = -INFINITY;
+    /* min and max are exact: any thread count finds the same pair. */
+#pragma omp parallel for schedule(static) reduction(min : in_lo) reduction(max : in_hi)
     for (size_t k = 0; k < n_map; k++) {
         if (input->heights[k] < in_lo) in_lo = input->heights[k];
         if (input->heights[k] > in_hi) in_hi = input->heights[k];
@@ -695,8 +697,10 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     }
     const size_t n_out = n_map;
     double lo = INFINITY, hi = -INFINITY;
+    const double channel_area = o.channel_area;
+#pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi)
     for (size_t k = 0; k < n_out; k++) {
-        const double a = (double)channels[k] / o.channel_area;
+        const double a = (double)channels[k] / channel_area;
         channels[k] = (float)(a > 1.0 ? 1.0 : a);
         if (heights[k] < lo) lo = heights[k];
         if (heights[k] > hi) hi = heights[k];
@@ -715,10 +719,12 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
         base = sea / s;
         from = sea;
     }
-    if (keep || s != 1.0)
+    if (keep || s != 1.0) {
+#pragma omp parallel for schedule(static)
         for (size_t k = 0; k < n_out; k++)
             heights[k] = anchor && heights[k] <= sea ? (float)(heights[k] / s)
                                                      : (float)(base + (heights[k] - from) * gain);
+    }
     const char *lakes = p.lakes;
     if (is(lakes, "fill") || is(lakes, "breach")) {
         trn_field out_f = f;
