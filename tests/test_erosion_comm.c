@@ -66,6 +66,9 @@ static trn_status io_write(void *user, size_t z0, size_t count, const float *row
     proc_io *m = user;
     if (m->keep ? z0 < m->next_write || z0 % m->chunk != 0 : z0 != m->next_write) m->bad = 1;
     if (count > m->chunk) m->bad = 1;
+    /* A last chunk of one row goes with the chunk before it (a tile cache stores them
+     * together). */
+    if (m->keep && count == 1 && m->chunk > 1 && z0 > 0 && !m->wrote[z0 - 1]) m->bad = 1;
     m->next_write = z0 + count;
     memcpy(m->out + z0 * m->nx, rows, count * m->nx * sizeof(float));
     memset(m->wrote + z0, 1, count);

@@ -1683,6 +1683,14 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
                                                                      qual);
             if (handover && handover + whole * ty->input_count > g)
                 g = handover + whole * ty->input_count;
+            /* A Drain Depressions on the whole grid (its field a tile node's): its input and
+             * what it holds beside it, a breach's sort keys for every sample at most (measured:
+             * a noise field's breach at 4097^2 peaked above the default's count). */
+            const uint64_t drain =
+                drain_in_tiles_cached(&t, k, true)
+                    ? 0u
+                    : trn_node_drain_whole_bytes(&graph->nodes[k], ty, (uint64_t)t.sx * t.sz);
+            if (drain && drain + whole * ty->input_count > g) g = drain + whole * ty->input_count;
             if (g > global_peak) global_peak = g;
         }
     }

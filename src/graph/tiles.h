@@ -109,4 +109,12 @@ uint64_t trn_node_evolve_handover_bytes(const trn_graph_node *n, const trn_node_
 /* Whether a Drain Depressions node fills (mode fill) rather than breaches. */
 bool trn_node_drain_fills(const trn_graph_node *n, const trn_node_type *t);
 
+/* What a Drain Depressions node solved on the whole grid (samples of it) holds at its peak,
+ * beside its input (0 for another node): the drainage (filled heights, directions,
+ * accumulation: 9 bytes a sample); a breach also its result, a mark a sample and its sort keys,
+ * 16 bytes for each sample downstream of a pit, counted for every sample (a third of them on a
+ * noise field at 4097^2; all of them where every sample lies in a depression). */
+uint64_t trn_node_drain_whole_bytes(const trn_graph_node *n, const trn_node_type *t,
+                                    uint64_t samples);
+
 #endif
