@@ -3,7 +3,8 @@
 # 'terrane generate --tiles' (the same tiled BigTIFF), for tiles that do not divide the grid;
 # the band files and tile caches are gone afterwards; a Drainage node (its results kept in
 # tiles, read back with halos by tile nodes downstream) and a stream power evolution's steps on
-# the output grid are split across the processes; a bad recipe is refused with one message.
+# the output grid are split across the processes, and a droplet erosion by rows keeps its
+# results in tiles there (no process writes them all); a bad recipe is refused with one message.
 # usage: mpi_generate.sh MPIRUN TERRANE_MPI TERRANE NP SOURCE_DIR WORKDIR
 set -eu
 mpirun=$1 tool=$2 cli=$3 np=$4 src=$5 work=$6
