@@ -44,8 +44,8 @@ typedef struct proc_io {
     float *out;
     size_t nx, next_read, next_write, chunk;
     int bad;
-    bool fail; /* every read fails (a tile cache that cannot be read) */
-    bool keep; /* own_rows */
+    bool fail;      /* every read fails (a tile cache that cannot be read) */
+    bool keep;      /* own_rows */
     uint8_t *wrote; /* per row: written by this process */
     size_t rows_written;
 } proc_io;
@@ -161,8 +161,7 @@ static uint64_t check_run(const trn_field *f, const trn_erosion_params *p,
                 }
         } else {
             CHECK(j->io.next_write == nz && j->io.rows_written == nz);
-            const bool same =
-                memcmp(j->io.out, whole->field.heights, nx * nz * sizeof(float)) == 0;
+            const bool same = memcmp(j->io.out, whole->field.heights, nx * nz * sizeof(float)) == 0;
             if (!same)
                 fprintf(stderr, "%s: process %d of %d differs from the whole grid\n", what, r,
                         size);
@@ -267,8 +266,8 @@ static void test_split_equals_whole(void)
         for (int q = 0; q < 4; q++)
             for (int c = 0; c < 4; c++) {
                 char what[96];
-                snprintf(what, sizeof what, "keep: grid %d, %d processes, chunk %zu", g,
-                         procs[q], keeps[c]);
+                snprintf(what, sizeof what, "keep: grid %d, %d processes, chunk %zu", g, procs[q],
+                         keeps[c]);
                 check_keep(&f, &p, &whole, procs[q], keeps[c], &th_ops_p2p, true, what);
             }
         check_keep(&f, &p, &whole, 3, 20, &th_ops, true, "keep through allgather");

@@ -1108,8 +1108,7 @@ static trn_status keep_read(void *user, size_t z0, size_t count, float *rows, tr
     return k->io->read(k->io->user, z0, count, rows, err);
 }
 
-static trn_status keep_write(void *user, size_t z0, size_t count, const float *rows,
-                             trn_error *err)
+static trn_status keep_write(void *user, size_t z0, size_t count, const float *rows, trn_error *err)
 {
     const keep_filter *k = user;
     if (chunk_keeper(k->R, k->T, k->nz, k->P, k->io->chunk, z0) != k->me) return TRN_OK;

@@ -528,8 +528,8 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
         }
         if (!(st = trn_tile_store_put_rows(j.dst, j.key, 1, (uint32_t)b0, (uint32_t)rows, j.up,
                                            NULL, err)))
-            st = trn_tile_store_put_rows(j.dst, j.key, 2, (uint32_t)b0, (uint32_t)rows, j.tr,
-                                         NULL, err);
+            st = trn_tile_store_put_rows(j.dst, j.key, 2, (uint32_t)b0, (uint32_t)rows, j.tr, NULL,
+                                         err);
     }
     /* Every process's rows are in the shared folder before any process reads them. */
     if (keep) st = trn_comm_agree(comm, st, err);
