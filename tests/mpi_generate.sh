@@ -3,7 +3,8 @@
 # 'terrane generate --tiles' (the same tiled BigTIFF), for tiles that do not divide the grid;
 # the band files and tile caches are gone afterwards; a Drainage node (its results kept in
 # tiles, read back with halos by tile nodes downstream) and a stream power evolution's steps on
-# the output grid are split across the processes; a bad recipe is refused with one message.
+# the output grid are split across the processes, and a droplet erosion by rows keeps its
+# results in tiles there (no process writes them all); a bad recipe is refused with one message.
 # usage: mpi_generate.sh MPIRUN TERRANE_MPI TERRANE NP SOURCE_DIR WORKDIR
 set -eu
 mpirun=$1 tool=$2 cli=$3 np=$4 src=$5 work=$6
@@ -117,8 +118,11 @@ cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL mfd: -np $np differs fro
 grep -q "drainage: gathered whole for node 'f' (flow_accumulation)" "$work/many.txt" || {
     echo "FAIL mfd: the run does not say which node read the drainage whole"; cat "$work/many.txt"; fail=1; }
 echo "ok mfd -np $np $(grep '^drainage' "$work/many.txt" | tr '\n' ' ')"
-# A droplet erosion reads a split fill row band by row band from the shared folder (every
-# process runs the erosion whole): the same bytes.
+# A droplet erosion reads a split fill row band by row band from the shared folder, its
+# droplets shared by the processes by bands of rows, and keeps its results there too (each
+# process writes the rows it keeps, none the whole grid); a slope mask reads its heights one
+# sample around each tile, across the processes' rows, and an offset its deposited mask (the
+# largest rise over every process's rows): the same bytes.
 cat >"$work/erode.json" <<'JSON'
 {"size": [1024, 1024], "resolution": [100, 100], "seed": 5, "default_landform": "base",
  "landforms": {"base": {"height_variation": 100}}, "default_biome": "g",
@@ -126,15 +130,29 @@ cat >"$work/erode.json" <<'JSON'
  "graph": {"format_version": 1, "output": "out", "nodes": [
   {"id": "n", "type": "noise_terrain", "params": {"height_variation": 200, "feature_size": 300, "octaves": 5}},
   {"id": "dd", "type": "drain_depressions", "params": {"mode": "fill"}, "inputs": {"field": {"node": "n"}}},
-  {"id": "e", "type": "erosion", "inputs": {"field": {"node": "dd"}}},
-  {"id": "out", "type": "terrain_output", "inputs": {"field": {"node": "e", "pin": "field"}}}]}}
+  {"id": "e", "type": "erosion", "params": {"lifetime": 4, "radius": 2, "thermal_iterations": 3,
+   "droplet_density": 2}, "inputs": {"field": {"node": "dd"}}},
+  {"id": "s", "type": "slope_mask", "params": {"min": 2, "max": 30}, "inputs": {"field": {"node": "e", "pin": "field"}}},
+  {"id": "a", "type": "height_offset", "params": {"offset": 8},
+   "inputs": {"field": {"node": "e", "pin": "field"}, "mask": {"node": "e", "pin": "deposited"}}},
+  {"id": "b", "type": "height_offset", "params": {"offset": -5},
+   "inputs": {"field": {"node": "a"}, "mask": {"node": "s"}}},
+  {"id": "out", "type": "terrain_output", "inputs": {"field": {"node": "b"}}}]}}
 JSON
 "$cli" generate "$work/erode.json" --tiles 32 -q -o "$work/cli.tif"
 "$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/erode.json" --tiles 32 \
     -o "$work/many.tif" >"$work/many.txt"
 cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL erosion of a split fill: -np $np differs from terrane generate --tiles"; fail=1; }
 grep -q "1 kept in tiles of 64" "$work/many.txt" || { echo "FAIL erosion of a split fill: the fill not kept in tiles"; cat "$work/many.txt"; fail=1; }
-echo "ok erosion of a split fill -np $np"
+# Droplet tiles of 18 samples: 6 bands of rows, cache tiles of 64 (two rows of them, kept by
+# two processes): the busiest process wrote less than the whole result.
+kept=$(grep '^erosion: kept in tiles' "$work/many.txt" || true)
+most=$(echo "$kept" | sed -n 's/.*: \([0-9.]*\) MiB written by the busiest process, \([0-9.]*\) MiB in all/\1/p')
+all=$(echo "$kept" | sed -n 's/.*: \([0-9.]*\) MiB written by the busiest process, \([0-9.]*\) MiB in all/\2/p')
+if [ -z "$most" ] || [ -z "$all" ] || ! awk -v m="$most" -v a="$all" 'BEGIN { exit !(m > 0 && m < a) }'; then
+    echo "FAIL erosion of a split fill: a process wrote the whole eroded grid ($kept)"; cat "$work/many.txt"; fail=1
+fi
+echo "ok erosion of a split fill -np $np $kept"
 # A stream power evolution's steps on the output grid share their tiles across the processes
 # (frames exchanged, the small graphs on process 0): the bytes of 'terrane generate --tiles'
 # and of the whole grid without tiles, on a grid the tiles do not divide; without and with

@@ -598,7 +598,7 @@ static void test_rows_equal_whole(void)
             for (int threads = 1; threads <= 2; threads++) {
                 float *out = calloc(nx * nz, sizeof(float));
                 rows_mem m = {shaped.heights, out, nx, 0, 0, chunks[c]};
-                trn_erosion_rows_io io = {rows_read, rows_write, &m, chunks[c]};
+                trn_erosion_rows_io io = {rows_read, rows_write, &m, chunks[c], false};
                 trn_erosion_ledger l;
                 p.threads = threads;
                 CHECK_OK(trn_erosion_run_rows(nx, nz, shaped.size_x, shaped.size_z, &p, 41, lo, hi,
@@ -612,7 +612,7 @@ static void test_rows_equal_whole(void)
         p.threads = 0;
         /* What it refuses: a rate scale, the transport mode. */
         rows_mem m = {shaped.heights, NULL, nx, 0, 0, 8};
-        trn_erosion_rows_io io = {rows_read, rows_write, &m, 8};
+        trn_erosion_rows_io io = {rows_read, rows_write, &m, 8, false};
         trn_erosion_ledger l;
         p.mode = TRN_EROSION_TRANSPORT;
         CHECK(trn_erosion_run_rows(nx, nz, 1, 1, &p, 41, lo, hi, &io, &l, NULL, NULL, NULL) ==

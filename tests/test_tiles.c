@@ -1421,6 +1421,48 @@ static void test_memory_estimate_handover(void)
                  (long long)((513ull * 513ull - 257ull * 257ull) * level));
 }
 
+/* A Drain Depressions solved on the whole grid (its field a tile node's) is estimated at what a
+ * breach holds beside its input: the drainage (9 bytes a sample), its copy of the heights, a mark
+ * and the sort keys of every sample (21 more): above the measured peak (a noise field's breach at
+ * 4097^2 in tiles of 512 peaked at 375 MiB, estimated at 309 before). A fill holds no more
+ * than the whole-grid default. */
+static void test_memory_estimate_breach(void)
+{
+    uint64_t bytes[2] = {0, 0};
+    for (int fill = 0; fill < 2; fill++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "{\"size\":[4096,4096],\"resolution\":[1024,1024],\"seed\":5,"
+                 "\"default_landform\":\"hills\",\"landforms\":{\"hills\":{\"height_variation\":"
+                 "60}},\"default_biome\":\"g\",\"biomes\":{\"g\":{\"color\":[0.4,0.6,0.3,1]}},"
+                 "\"graph\":{\"format_version\":1,\"output\":\"out\",\"nodes\":["
+                 "{\"id\":\"n\",\"type\":\"noise_terrain\",\"params\":{\"height_variation\":60}},"
+                 "{\"id\":\"dd\",\"type\":\"drain_depressions\",\"params\":{\"mode\":\"%s\"},"
+                 "\"inputs\":{\"field\":{\"node\":\"n\"}}},"
+                 "{\"id\":\"s\",\"type\":\"slope_mask\",\"inputs\":{\"field\":{\"node\":\"dd\"}}},"
+                 "{\"id\":\"c\",\"type\":\"height_offset\",\"params\":{\"offset\":-20},"
+                 "\"inputs\":{\"field\":{\"node\":\"dd\"},\"mask\":{\"node\":\"s\"}}},"
+                 "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":"
+                 "\"c\"}}}]}}",
+                 fill ? "fill" : "breach");
+        trn_recipe r;
+        trn_graph g;
+        trn_error e;
+        CHECK_OK(trn_recipe_parse(text, strlen(text), "estimate.json", &r, NULL, &e));
+        CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
+        int first = -2;
+        CHECK_OK(trn_graph_tiles_memory(&g, &r, NULL, 256, &bytes[fill], &first, &e));
+        CHECK(first >= 0);
+        trn_graph_dispose(&g);
+        trn_recipe_dispose(&r);
+    }
+    const uint64_t samples = 1025ull * 1025ull;
+    /* The input (4 bytes a sample) and the breach's 30. */
+    CHECK(bytes[0] >= (4u + 30u) * samples);
+    /* A fill: the default, input and output twice (16 bytes a sample). */
+    CHECK_EQ_INT((long long)(bytes[0] - bytes[1]), (long long)(18u * samples));
+}
+
 int main(void)
 {
     RUN(test_every_type_declares_reach);
@@ -1442,5 +1484,6 @@ int main(void)
     RUN(test_split_on_largest_grid);
 
     RUN(test_memory_estimate_handover);
+    RUN(test_memory_estimate_breach);
     return trn_test_finish();
 }

@@ -1046,6 +1046,158 @@ done:
 
 /* ---- row bands across processes ---- */
 
+/* Process p's sample rows [*r0, *r1) when R tile rows of T samples are dealt out to P processes
+ * in contiguous runs (as the tiled solvers deal tiles); empty for a process without a tile
+ * row. */
+static void band_rows(size_t R, size_t T, size_t nz, int P, int p, size_t *r0, size_t *r1)
+{
+    const size_t a = (size_t)((uint64_t)R * (uint64_t)p / (uint64_t)P);
+    const size_t b = (size_t)((uint64_t)R * (uint64_t)(p + 1) / (uint64_t)P);
+    *r0 = a == b ? (a * T < nz ? a * T : nz) : a * T;
+    *r1 = b == R ? (a == b ? *r0 : nz) : b * T;
+}
+
+/* Who keeps the chunk of C rows starting at row c0 (trn_erosion_rows_io.own_rows): the owner of
+ * its first row; a last chunk of one row goes with the chunk before it, which a tile cache
+ * stores it with. */
+static int chunk_keeper(size_t R, size_t T, size_t nz, int P, size_t C, size_t c0)
+{
+    if (c0 > 0 && nz - c0 == 1) c0 -= C;
+    for (int p = 0; p < P; p++) {
+        size_t r0, r1;
+        band_rows(R, T, nz, P, p, &r0, &r1);
+        if (c0 >= r0 && c0 < r1) return p;
+    }
+    return P - 1; /* not reached: the bands cover every row */
+}
+
+/* The rows [*s0, *s1) of process q's band in chunks another process keeps, and that keeper
+ * (*to, -1: none). They are contiguous and all go to one keeper: the keeper of the chunk the
+ * band starts in (whose first row lies below the band), which, when the band holds no chunk's
+ * first row or only a last chunk's one row, also keeps the band's other chunks. */
+static void band_spill(size_t R, size_t T, size_t nz, int P, size_t C, int q, int *to, size_t *s0,
+                       size_t *s1)
+{
+    size_t r0, r1;
+    band_rows(R, T, nz, P, q, &r0, &r1);
+    *to = -1;
+    *s0 = *s1 = r0;
+    for (size_t c0 = r0 - r0 % C; c0 < r1; c0 += C) {
+        const int k = chunk_keeper(R, T, nz, P, C, c0);
+        if (k == q) continue;
+        const size_t m0 = c0 > r0 ? c0 : r0, m1 = c0 + C < r1 ? c0 + C : r1;
+        if (*to < 0) {
+            *to = k;
+            *s0 = m0;
+        }
+        *s1 = m1;
+    }
+}
+
+/* A row-band run's writes, kept to the chunks process me keeps (a run that every process makes
+ * whole). */
+typedef struct keep_filter {
+    const trn_erosion_rows_io *io;
+    size_t R, T, nz;
+    int P, me;
+} keep_filter;
+
+static trn_status keep_read(void *user, size_t z0, size_t count, float *rows, trn_error *err)
+{
+    const keep_filter *k = user;
+    return k->io->read(k->io->user, z0, count, rows, err);
+}
+
+static trn_status keep_write(void *user, size_t z0, size_t count, const float *rows, trn_error *err)
+{
+    const keep_filter *k = user;
+    if (chunk_keeper(k->R, k->T, k->nz, k->P, k->io->chunk, z0) != k->me) return TRN_OK;
+    return k->io->write(k->io->user, z0, count, rows, err);
+}
+
+/* The final rows of this process's band [r0, r1) (in h, rows h0 ..) through io, each chunk
+ * to the process that keeps it: the rows of another's chunk sent to it, those of its own
+ * chunks beyond the band received from their owners (point to point where the transport
+ * can, else all-gathered: fewer than a chunk's rows from each process either way). */
+static trn_status write_own(trn_comm *comm, const float *h, size_t h0, size_t nx, size_t nz,
+                            size_t R, size_t T, const trn_erosion_rows_io *io, trn_error *err)
+{
+    const int P = trn_comm_size(comm), me = trn_comm_rank(comm);
+    const size_t C = io->chunk;
+    size_t r0, r1, s0, s1;
+    band_rows(R, T, nz, P, me, &r0, &r1);
+    int to;
+    band_spill(R, T, nz, P, C, me, &to, &s0, &s1);
+    /* What comes here: rows from r1 up to the end of this process's last chunk. */
+    size_t far1 = r1;
+    for (int q = 0; q < P; q++) {
+        int tq;
+        size_t q0, q1;
+        band_spill(R, T, nz, P, C, q, &tq, &q0, &q1);
+        if (tq == me && q1 > far1) far1 = q1;
+    }
+    const size_t row = nx * sizeof(float);
+    float *far = malloc((far1 > r1 ? far1 - r1 : 1) * row);
+    float *buf = malloc(C * row);
+    const void **send = calloc((size_t)P, sizeof *send);
+    void **recv = calloc((size_t)P, sizeof *recv);
+    uint64_t *counts = calloc(2 * (size_t)P, sizeof *counts);
+    void *all = NULL;
+    uint64_t *got = NULL;
+    trn_status st = far && buf && send && recv && counts ? TRN_OK : oom(err);
+    st = trn_comm_agree(comm, st, err);
+    if (!st && trn_comm_can_exchange(comm)) {
+        if (to >= 0) {
+            send[to] = h + (s0 - h0) * nx;
+            counts[to] = (uint64_t)(s1 - s0) * row;
+        }
+        for (int q = 0; q < P; q++) {
+            int tq;
+            size_t q0, q1;
+            band_spill(R, T, nz, P, C, q, &tq, &q0, &q1);
+            if (tq != me || q == me) continue;
+            recv[q] = far + (q0 - r1) * nx;
+            counts[(size_t)P + (size_t)q] = (uint64_t)(q1 - q0) * row;
+        }
+        st = trn_comm_exchange(comm, send, counts, recv, counts + P, err);
+    } else if (!st) {
+        const uint64_t bytes = to >= 0 ? (uint64_t)(s1 - s0) * row : 0;
+        st = trn_comm_allgather(comm, bytes ? h + (s0 - h0) * nx : NULL, bytes, &all, &got, err);
+        uint64_t at = 0;
+        for (int q = 0; q < P && !st; q++) {
+            int tq;
+            size_t q0, q1;
+            band_spill(R, T, nz, P, C, q, &tq, &q0, &q1);
+            if (tq == me && q != me)
+                memcpy(far + (q0 - r1) * nx, (const char *)all + at, (size_t)got[q]);
+            at += got[q];
+        }
+    }
+    for (size_t c0 = r0 - r0 % C; c0 < nz && !st; c0 += C) {
+        if (chunk_keeper(R, T, nz, P, C, c0) != me) {
+            if (c0 >= r1) break;
+            continue;
+        }
+        const size_t c1 = c0 + C < nz ? c0 + C : nz, mine = c1 < r1 ? c1 : r1;
+        const float *rows = h + (c0 - h0) * nx;
+        if (c1 > r1) {
+            if (mine > c0) memcpy(buf, rows, (mine - c0) * row);
+            const size_t f0 = c0 > r1 ? c0 : r1;
+            memcpy(buf + (f0 - c0) * nx, far + (f0 - r1) * nx, (c1 - f0) * row);
+            rows = buf;
+        }
+        st = io->write(io->user, c0, c1 - c0, rows, err);
+    }
+    free(far);
+    free(buf);
+    free(send);
+    free(recv);
+    free(counts);
+    free(all);
+    free(got);
+    return trn_comm_agree(comm, st, err);
+}
+
 /* Rows [s0, s1) of the held band (rows h0 ..) sent to process `to`, rows [r0, r1) received
  * from process `from` (-1: none). */
 static trn_status zone_swap(trn_comm *comm, float *h, size_t h0, size_t nx, size_t s0, size_t s1,
@@ -1079,8 +1231,11 @@ trn_status trn_erosion_run_rows_comm(size_t nx, size_t nz, double size_x, double
      * run of one process on each (the same bytes). */
     if (P < 2 || g.tiles_z < 2 || K > T) {
         if (droplets_run) *droplets_run = droplets * params->iterations;
-        return trn_erosion_run_rows(nx, nz, size_x, size_z, params, world_seed, lo, hi, io, ledger,
-                                    progress, user, err);
+        const keep_filter kf = {io, g.tiles_z, T, nz, P, me};
+        const trn_erosion_rows_io kept = {keep_read, keep_write, (void *)&kf, C, false};
+        return trn_erosion_run_rows(nx, nz, size_x, size_z, params, world_seed, lo, hi,
+                                    io->own_rows && P > 1 ? &kept : io, ledger, progress, user,
+                                    err);
     }
     uint32_t dcx, dcz;
     if (params->mode != TRN_EROSION_DETACH || params->rate_scale ||
@@ -1098,8 +1253,8 @@ trn_status trn_erosion_run_rows_comm(size_t nx, size_t nz, double size_x, double
     const size_t R = g.tiles_z;
 #define BAND_A(p) ((size_t)((uint64_t)R * (uint64_t)(p) / (uint64_t)P))
     const size_t a = BAND_A(me), b = BAND_A(me + 1);
-    const size_t r0 = a == b ? (a * T < nz ? a * T : nz) : a * T;
-    const size_t r1 = b == R ? (a == b ? r0 : nz) : b * T;
+    size_t r0, r1;
+    band_rows(R, T, nz, P, me, &r0, &r1);
     int below = -1, above = -1;
     if (a < b) {
         for (int q = me - 1; q >= 0 && below < 0; q--)
@@ -1208,9 +1363,11 @@ trn_status trn_erosion_run_rows_comm(size_t nx, size_t nz, double size_x, double
         st = trn_comm_agree(comm, st, err);
         if (st) goto done;
     }
-    /* Every process writes every row (each keeps the whole result, as every global node's), a
-     * chunk at a time, its rows from the processes that own them. */
-    for (size_t w0 = 0; w0 < nz && !st; w0 += C) {
+    /* Each process writes the chunks it keeps; or every process writes every row (each keeps
+     * the whole result, as every global node's), a chunk at a time, its rows from the processes
+     * that own them. */
+    if (io->own_rows) st = write_own(comm, h, h0, nx, nz, R, T, io, err);
+    for (size_t w0 = 0; w0 < nz && !st && !io->own_rows; w0 += C) {
         const size_t w1 = w0 + C < nz ? w0 + C : nz;
         const size_t m0 = w0 > r0 ? w0 : r0, m1 = w1 < r1 ? w1 : r1;
         const uint64_t bytes = m1 > m0 ? (uint64_t)(m1 - m0) * nx * sizeof(float) : 0;

@@ -20,12 +20,17 @@ trn_status trn_erosion_transport(float *h, size_t nx, size_t nz, const trn_erosi
 
 /* Where a row-band run reads its input and sends its result: rows [z0, z0 + count) of the
  * grid, nx floats a row. read is asked for each row once, in order, `chunk` rows at a time (the
- * last fewer); write receives the final rows in order, chunk rows at a time (the last fewer). */
+ * last fewer); write receives the final rows in order, chunk rows at a time (the last fewer).
+ * own_rows (trn_erosion_run_rows_comm only): each process is given only the chunks it keeps,
+ * still in order, instead of every chunk: those whose first row lies in its band of tile rows,
+ * and the last chunk, when it is one row, with the chunk before it (a tile cache stores such a
+ * row with the row before it). */
 typedef struct trn_erosion_rows_io {
     trn_status (*read)(void *user, size_t z0, size_t count, float *rows, trn_error *err);
     trn_status (*write)(void *user, size_t z0, size_t count, const float *rows, trn_error *err);
     void *user;
     size_t chunk;
+    bool own_rows;
 } trn_erosion_rows_io;
 
 /* trn_erosion_run's heights, bit for bit, row band by row band: the droplets of a round of a
@@ -47,10 +52,13 @@ trn_status trn_erosion_run_rows(size_t nx, size_t nz, double size_x, double size
  * with its neighbours (trn_comm_sendrecv) the rows each side of their border (reach + 1) after
  * each parity; then the thermal passes on its rows with thermal_iterations rows from each
  * neighbour; then every process writes every row through io (the rows gathered a chunk at a
- * time), so each holds the whole result, and the same ledger. The bytes of
- * trn_erosion_run_rows for any process count. One process, a single row of tiles or more
- * thermal passes than a tile row's samples: trn_erosion_run_rows on each. *droplets_run: the
- * droplets this process ran, all passes (may be NULL). */
+ * time), so each holds the whole result, and the same ledger. With io->own_rows, each process
+ * writes only the chunks it keeps (trn_erosion_rows_io), the rows of them other processes
+ * own sent to it point to point (fewer than a chunk's), so no process receives or writes the
+ * whole result. The bytes of trn_erosion_run_rows for any process count. One process, a single
+ * row of tiles or more thermal passes than a tile row's samples: trn_erosion_run_rows on each
+ * (with own_rows, its chunks filtered). *droplets_run: the droplets this process ran, all
+ * passes (may be NULL). */
 trn_status trn_erosion_run_rows_comm(size_t nx, size_t nz, double size_x, double size_z,
                                      const trn_erosion_params *params, uint64_t world_seed,
                                      float lo, float hi, const trn_erosion_rows_io *io,

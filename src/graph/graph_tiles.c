@@ -333,6 +333,10 @@ typedef struct rows_job {
     uint64_t key;              /* the erosion node's */
     float *in, *up, *out, *tr; /* a band: input, its transport, heights, transport out */
     float rise, fall;
+    trn_tile_store *dst; /* where its results go: the shared store when split, else the cache */
+    uint8_t *kept;       /* per chunk of cache tile rows: written here (a split run writes its
+                            own chunks only) */
+    size_t chunk;
 } rows_job;
 
 /* Rows [z0, z0 + count) of global node s's output pin (and its transport) from memory or the
@@ -380,7 +384,7 @@ static trn_status rows_write(void *user, size_t z0, size_t count, const float *r
     trn_status st = rows_of(t, j->src, src_key(j), j->src_pin, z0, count, j->in,
                             j->src_transport ? j->up : NULL, err);
     if (!st && lead)
-        st = trn_tile_store_read(t->store, j->key, 0, 0, (uint32_t)b0, t->sx, (uint32_t)(z0 - b0),
+        st = trn_tile_store_read(j->dst, j->key, 0, 0, (uint32_t)b0, t->sx, (uint32_t)(z0 - b0),
                                  j->out, j->tr, err);
     if (st) return st;
     memcpy(j->out + lead, rows, n * sizeof(float));
@@ -391,7 +395,8 @@ static trn_status rows_write(void *user, size_t z0, size_t count, const float *r
         if (d > j->rise) j->rise = d;
         if (-d > j->fall) j->fall = -d;
     }
-    return trn_tile_store_put_rows(t->store, j->key, 0, (uint32_t)b0, (uint32_t)(z0 + count - b0),
+    j->kept[z0 / j->chunk] = 1;
+    return trn_tile_store_put_rows(j->dst, j->key, 0, (uint32_t)b0, (uint32_t)(z0 + count - b0),
                                    j->out, j->tr, err);
 }
 
@@ -439,13 +444,21 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
     j.src_transport = t->whole[j.src] ? t->whole[j.src]->outputs[j.src_pin].transport != NULL
                                       : ((t->stored_transport[j.src] >> j.src_pin) & 1u) != 0;
     const size_t chunk = t->stored, band = (chunk + 1u) * t->sx;
+    /* Shared by processes with a shared folder: each writes the chunks of rows it keeps there
+     * (downstream nodes read whichever they meet), none the whole result. */
+    trn_comm *comm = t->rows ? t->rows->comm : NULL;
+    const bool keep = comm && t->shared;
+    j.dst = keep ? t->shared : t->store;
+    j.chunk = chunk;
+    const uint64_t kept0 = keep ? trn_tile_store_bytes(t->shared) : 0u;
+    j.kept = calloc((t->sz + chunk - 1u) / chunk, 1);
     j.in = malloc(band * sizeof(float));
     j.up = malloc(band * sizeof(float));
     j.out = malloc(band * sizeof(float));
     j.tr = malloc(band * sizeof(float));
     trn_node_result *sh = NULL;
     trn_status st = TRN_OK;
-    if (!j.in || !j.up || !j.out || !j.tr) st = oom(err);
+    if (!j.in || !j.up || !j.out || !j.tr || !j.kept) st = oom(err);
     /* The input's lowest and highest height (trn_field_range's: NaN skipped). */
     float lo = INFINITY, hi = -INFINITY;
     for (size_t z0 = 0; z0 < t->sz && !st; z0 += chunk) {
@@ -459,10 +472,10 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
     if (lo > hi) lo = hi = 0.0f;
     trn_node_ctx ctx = node_ctx_of(t, node, ty);
     ctx.progress = progress;
-    const trn_erosion_rows_io io = {rows_read, rows_write, &j, chunk};
+    const trn_erosion_rows_io io = {rows_read, rows_write, &j, chunk, keep};
     uint64_t droplets = 0, sent0 = 0, sent1 = 0;
     double in0 = 0.0, in1 = 0.0;
-    ctx.solve_comm = t->rows ? t->rows->comm : NULL;
+    ctx.solve_comm = comm;
     if (ctx.solve_comm) {
         trn_comm_traffic(ctx.solve_comm, &sent0, NULL);
         trn_comm_time(ctx.solve_comm, NULL, &in0);
@@ -477,6 +490,18 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
         t->rows->sent += sent1 - sent0;
         t->rows->cpu += (double)(clock() - c0) / CLOCKS_PER_SEC - (in1 - in0);
     }
+    /* The masks' largest rise and fall: over every process's rows. */
+    if (keep) {
+        float mine[2] = {j.rise, j.fall};
+        float *every = NULL;
+        st = trn_comm_agree(comm, st, err);
+        if (!st) st = trn_comm_allgather(comm, mine, sizeof mine, (void **)&every, NULL, err);
+        for (int p = 0; !st && p < trn_comm_size(comm); p++) {
+            if (every[2 * p] > j.rise) j.rise = every[2 * p];
+            if (every[2 * p + 1] > j.fall) j.fall = every[2 * p + 1];
+        }
+        free(every);
+    }
     const twin all = {0, 0, t->sx, t->sz};
     if (!st && !(sh = result_on(t, all, j.key))) st = oom(err);
     if (!st) {
@@ -489,10 +514,11 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
     /* The masks: each side of the change over that side's largest value. */
     const bool masks = ty->output_count >= 3 && (pin_read(t, k, 1) || pin_read(t, k, 2));
     for (size_t z0 = 0; masks && z0 < t->sz && !st; z0 += chunk) {
+        if (!j.kept[z0 / chunk]) continue;
         const size_t count = t->sz - z0 < chunk ? t->sz - z0 : chunk;
         const size_t b0 = band_start(z0, count), rows = z0 + count - b0, n = rows * t->sx;
         if ((st = rows_of(t, j.src, src_key(&j), j.src_pin, b0, rows, j.in, NULL, err)) ||
-            (st = trn_tile_store_read(t->store, j.key, 0, 0, (uint32_t)b0, t->sx, (uint32_t)rows,
+            (st = trn_tile_store_read(j.dst, j.key, 0, 0, (uint32_t)b0, t->sx, (uint32_t)rows,
                                       j.out, NULL, err)))
             break;
         for (size_t i = 0; i < n; i++) {
@@ -500,22 +526,29 @@ static trn_status erosion_rows(tiler *t, int k, const trn_progress *progress, tr
             j.up[i] = d > 0.0f && j.rise > 0.0f ? fminf(d / j.rise, 1.0f) : 0.0f;
             j.tr[i] = d < 0.0f && j.fall > 0.0f ? fminf(-d / j.fall, 1.0f) : 0.0f;
         }
-        if (!(st = trn_tile_store_put_rows(t->store, j.key, 1, (uint32_t)b0, (uint32_t)rows, j.up,
+        if (!(st = trn_tile_store_put_rows(j.dst, j.key, 1, (uint32_t)b0, (uint32_t)rows, j.up,
                                            NULL, err)))
-            st = trn_tile_store_put_rows(t->store, j.key, 2, (uint32_t)b0, (uint32_t)rows, j.tr,
-                                         NULL, err);
+            st = trn_tile_store_put_rows(j.dst, j.key, 2, (uint32_t)b0, (uint32_t)rows, j.tr, NULL,
+                                         err);
     }
+    /* Every process's rows are in the shared folder before any process reads them. */
+    if (keep) st = trn_comm_agree(comm, st, err);
     for (uint32_t p = 1; masks && p < 3 && !st; p++)
         if (!(sh->outputs[p].values = trn_gbuf_new(0, sizeof(float)))) st = oom(err);
     free(j.in);
     free(j.up);
     free(j.out);
     free(j.tr);
+    free(j.kept);
     if (st) {
         trn_node_result_release(sh);
         return st;
     }
     t->shell[k] = sh;
+    if (keep) {
+        t->in_shared[k] = 1;
+        t->rows->kept += trn_tile_store_bytes(t->shared) - kept0;
+    }
     return TRN_OK;
 }
 
@@ -1379,7 +1412,8 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
                     t->shell[s]) {
                     /* A split result read whole: every process reads it from the shared cache
                      * (the run says for which node). */
-                    if (t->in_shared && t->in_shared[s] && !t->split->whole_for[0])
+                    if (t->in_shared && t->in_shared[s] && !by_rows(t, s) &&
+                        !t->split->whole_for[0])
                         snprintf(t->split->whole_for, sizeof t->split->whole_for,
                                  "node '%.60s' (%.32s)", t->g->nodes[k].id, t->g->nodes[k].type);
                     st = reload(t, s, err);
@@ -1649,6 +1683,14 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
                                                                      qual);
             if (handover && handover + whole * ty->input_count > g)
                 g = handover + whole * ty->input_count;
+            /* A Drain Depressions on the whole grid (its field a tile node's): its input and
+             * what it holds beside it, a breach's sort keys for every sample at most (measured:
+             * a noise field's breach at 4097^2 peaked above the default's count). */
+            const uint64_t drain =
+                drain_in_tiles_cached(&t, k, true)
+                    ? 0u
+                    : trn_node_drain_whole_bytes(&graph->nodes[k], ty, (uint64_t)t.sx * t.sz);
+            if (drain && drain + whole * ty->input_count > g) g = drain + whole * ty->input_count;
             if (g > global_peak) global_peak = g;
         }
     }

@@ -36,8 +36,9 @@ trn_status trn_graph_evaluate_tiles_with(const trn_graph *graph, const trn_recip
  * the folder shared_dir, which every process of comm reads and writes (the same folder on each,
  * existing already); downstream nodes read the windows they need from it. Nothing is gathered
  * whole. An erosion run by rows (below) has its droplets shared by comm's processes, each its
- * band of rows (trn_erosion_run_rows_comm). Every process of comm evaluates together (each its
- * own window). */
+ * band of rows (trn_erosion_run_rows_comm), its results kept in the shared folder as well, each
+ * process writing the rows it keeps (trn_erosion_rows_io.own_rows). Every process of comm
+ * evaluates together (each its own window). */
 typedef struct trn_tile_split {
     trn_comm *comm;         /* NULL: nothing split */
     const char *shared_dir; /* the shared folder (NULL: no drainage split; the tile cache's own
@@ -53,6 +54,8 @@ typedef struct trn_tile_split {
     uint64_t droplets; /* droplets this process ran for them, all passes */
     uint64_t sent;     /* bytes this process sent for them */
     double cpu;        /* CPU seconds this process spent in them outside the transport */
+    uint64_t kept;     /* bytes this process wrote of their results to the shared folder (each
+                          process its own rows; 0 without a shared folder) */
 } trn_tile_split;
 
 /* trn_graph_evaluate_tiles_with, with global work shared as split says (NULL: as _with). */
@@ -105,5 +108,13 @@ uint64_t trn_node_evolve_handover_bytes(const trn_graph_node *n, const trn_node_
 
 /* Whether a Drain Depressions node fills (mode fill) rather than breaches. */
 bool trn_node_drain_fills(const trn_graph_node *n, const trn_node_type *t);
+
+/* What a Drain Depressions node solved on the whole grid (samples of it) holds at its peak,
+ * beside its input (0 for another node): the drainage (filled heights, directions,
+ * accumulation: 9 bytes a sample); a breach also its result, a mark a sample and its sort keys,
+ * 16 bytes for each sample downstream of a pit, counted for every sample (a third of them on a
+ * noise field at 4097^2; all of them where every sample lies in a depression). */
+uint64_t trn_node_drain_whole_bytes(const trn_graph_node *n, const trn_node_type *t,
+                                    uint64_t samples);
 
 #endif

@@ -519,6 +519,10 @@ static int generate_main(int rank, int size, int argc, char **argv)
                MPI_COMM_WORLD);
     MPI_Reduce(&er_moved, &er_moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&er_nodes, &er_nodes_most, 1, MPI_UNSIGNED, MPI_MAX, 0, MPI_COMM_WORLD);
+    /* What each process wrote of their results to the shared folder: its own rows. */
+    unsigned long long er_kept = split.kept, er_kept_most = 0, er_kept_all = 0;
+    MPI_Reduce(&er_kept, &er_kept_most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&er_kept, &er_kept_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     /* Breaches split: counted by the processes that evaluate, which need not include 0. */
     unsigned breaches = split.breaches, breaches_most = 0;
     MPI_Reduce(&breaches, &breaches_most, 1, MPI_UNSIGNED, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -559,6 +563,10 @@ static int generate_main(int rank, int size, int argc, char **argv)
             for (int p = 0; p < size && er_cpu_all; p++)
                 printf(" %.2f", er_cpu_all[p]);
             printf("\n");
+            if (er_kept_all)
+                printf("erosion: kept in tiles, each process writing its own rows: %.3f MiB "
+                       "written by the busiest process, %.3f MiB in all\n",
+                       (double)er_kept_most / 1048576.0, (double)er_kept_all / 1048576.0);
         }
         printf("heights xxh64 %016llx\n", (unsigned long long)XXH64_digest(h));
         printf("time s: %.3f (tiles %.3f), peak resident MiB (largest process): %.0f\n", wall,

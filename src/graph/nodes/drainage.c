@@ -223,6 +223,17 @@ bool trn_node_drain_fills(const trn_graph_node *n, const trn_node_type *t)
     return p.mode == 1;
 }
 
+uint64_t trn_node_drain_whole_bytes(const trn_graph_node *n, const trn_node_type *t,
+                                    uint64_t samples)
+{
+    if (strcmp(t->name, "drain_depressions") != 0) return 0;
+    /* The drainage (4 + 1 + 4); a fill hands its filled heights on as its result. A breach:
+     * its copy of the heights, trn_drainage_breach's marks and its keys (two 8-byte words for
+     * each sample it sorts). */
+    const uint64_t drainage = 4u + 1u + 4u, breach = 4u + 1u + 2u * 8u;
+    return samples * (trn_node_drain_fills(n, t) ? drainage : drainage + breach);
+}
+
 const trn_node_module trn_node_drain_depressions = {
     TRN_SPEC("drain_depressions", "Drain Depressions", "simulation",
              "Every sample drains to an outlet: closed depressions breached (notches cut "
