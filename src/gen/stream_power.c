@@ -4131,7 +4131,21 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
 {
     if (report) memset(report, 0, sizeof *report);
     if (stats) memset(stats, 0, sizeof *stats);
-    trn_status st = sp_check_run(field, p, err);
+    trn_status st;
+    /* What is numbered in 32 bits, before the heights are read: the grid with its ring may hold
+     * more than 2^32 samples, its tiles may not. */
+    if (field && p && field->cells_x >= 2 && field->cells_z >= 2) {
+        const uint64_t ring = p->border_outlets ? 2u : 0u;
+        const uint64_t gx = (uint64_t)field->cells_x + 1u + ring;
+        const uint64_t gz = (uint64_t)field->cells_z + 1u + ring;
+        if (gx >= UINT32_MAX || gz >= UINT32_MAX)
+            return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
+                                 "stream power in tiles: expected fewer than 2^32-1 samples a "
+                                 "side, found %" PRIu64 "x%" PRIu64,
+                                 gx, gz);
+        if ((st = trn_spt_tiled_limits((uint32_t)gx, (uint32_t)gz, tile, err))) return st;
+    }
+    st = sp_check_run(field, p, err);
     if (st) return st;
     if (tile < 1)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -4152,9 +4166,6 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     s->nx = fnx + 2u * pad;
     s->nz = fnz + 2u * pad;
     s->n = (size_t)s->nx * s->nz;
-    /* The whole grid is never indexed in 32 bits (it may hold more than 2^32 samples); tiles,
-     * their own samples and the roots are. */
-    if ((st = trn_spt_tiled_limits(s->nx, s->nz, tile, err))) return st;
     r.pad = pad;
     r.fnx = fnx;
     r.fnz = fnz;
