@@ -568,6 +568,44 @@ static void test_grid_above_2_32(void)
     CHECK(isnan(h[0]));
 }
 
+/* Deposition's gather sums a sample's donors in code order in tiles as on the whole grid
+ * (deposit_range), which shows in the bytes only where the sums cancel: a quarter of the
+ * samples here are 1e9 above or below their neighbours (mirrored about the middle column), so
+ * a donor's share of a sum is rounded at 1e9's precision, and three or more of them summed in
+ * another order change the heights' bytes within 6 steps (found by a search over such fields;
+ * the other tests' gentler fields hide the order below float precision). */
+static void test_deposition_gather_order(void)
+{
+    const uint32_t cx = 31, cz = 20, nx = cx + 1u;
+    trn_field whole, tiled;
+    trn_field_init(&whole, cx, cz, cx * 30.0, cz * 20.0, NULL);
+    trn_field_init(&tiled, cx, cz, cx * 30.0, cz * 20.0, NULL);
+    const size_t n = trn_field_sample_count(&whole);
+    for (size_t k = 0; k < n; k++) {
+        const size_t i = k % nx, j = k / nx, ii = i > (nx - 1u) / 2u ? nx - 1u - i : i;
+        const double smooth =
+            40.0 * sin((double)ii * 0.11) * cos((double)j * 0.07) + 0.3 * (double)(ii + j);
+        const uint32_t r = trn_test_mix32((uint32_t)(j * nx + ii) ^ trn_test_mix32(589));
+        const uint32_t q = trn_test_mix32(r) % 8u;
+        const double big = q == 0 ? 1e9 : q == 1 ? -1e9 : 0.0;
+        whole.heights[k] = tiled.heights[k] = (float)(floor(smooth + (double)(r % 7u)) + big);
+    }
+    trn_stream_power_params p;
+    trn_stream_power_params_default(&p);
+    p.steps = 6;
+    p.dt = 2000;
+    p.erodibility = 4e-5;
+    p.deposition = 1.0;
+    p.border_outlets = true;
+    p.routing = TRN_ROUTING_D8;
+    p.seed = 42;
+    CHECK_OK(trn_stream_power_run(&whole, &p, NULL, NULL, NULL, NULL));
+    CHECK_OK(trn_stream_power_run_tiled(&tiled, &p, 4, NULL, NULL, NULL, NULL, NULL));
+    CHECK(hash_floats(tiled.heights, n) == hash_floats(whole.heights, n));
+    trn_field_dispose(&whole);
+    trn_field_dispose(&tiled);
+}
+
 int main(void)
 {
     RUN(test_configs);
@@ -580,5 +618,6 @@ int main(void)
     RUN(test_area_far_rows);
     RUN(test_limits);
     RUN(test_grid_above_2_32);
+    RUN(test_deposition_gather_order);
     return trn_test_finish();
 }
