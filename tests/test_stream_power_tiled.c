@@ -502,8 +502,8 @@ static void test_area_far_rows(void)
             code[t][k] = k % T ? 4 : 8; /* west, the first column base level */
         tiles[t] = (trn_spt_tile_area){num[t], code[t], area[t]};
     }
-    code[0][T - 1u] = 0;                 /* A's (1023, 0) east into B */
-    code[3][(T - 1u) * T] = 4;           /* D's (1024, 65535) west into C */
+    code[0][T - 1u] = 0;       /* A's (1023, 0) east into B */
+    code[3][(T - 1u) * T] = 4; /* D's (1024, 65535) west into C */
     trn_error err = {0};
     const trn_status st = trn_spt_area_tiles(65537, 65537, T, dir, 4, tiles, &err);
     CHECK_OK(st);

@@ -17,7 +17,10 @@
  * whose donors, in its own and other tiles, have gathered, in the whole grid's order); diffusion
  * substeps and the border with one sample of halo. The field's heights stay in memory (in and
  * out). TRN_ERR_UNSUPPORTED for mfd routing and a critical slope (run those on the whole grid);
- * report gets steps, pits_routed, steps_with_pits and max_area (not the last step's changes). The grid may hold more than 2^32 samples; TRN_ERR_OVERFLOW where what stays 32-bit does not fit (trn_spt_tiled_limits), checked before any height is read. Other errors as trn_stream_power_run, TRN_ERR_IO when the files fail. */
+ * report gets steps, pits_routed, steps_with_pits and max_area (not the last step's changes).
+ * The grid may hold more than 2^32 samples; TRN_ERR_OVERFLOW where what stays 32-bit does not
+ * fit (trn_spt_tiled_limits), checked before any height is read. Other errors as
+ * trn_stream_power_run, TRN_ERR_IO when the files fail. */
 trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_params *p,
                                       uint32_t tile, const char *dir,
                                       trn_stream_power_report *report, trn_progress_fn progress,
