@@ -459,6 +459,153 @@ static void test_refused(void)
     trn_field_dispose(&f);
 }
 
+/* Samples of the whole grid are numbered in 64 bits: on a 65537^2 grid (the largest a recipe
+ * asks for) in tiles of 1024, 65 tiles a row, the last one a sample wide, the far corner is past
+ * 2^32. */
+static void test_sample_index_64(void)
+{
+    const uint32_t n = 65537;
+    /* The last tile, (64, 64): one sample, the grid's last. */
+    CHECK(trn_spt_sample_index(n, n, 1024, 64u * 65u + 64u, 0) == UINT64_C(65537) * 65537 - 1);
+    CHECK(trn_spt_tile_of(n, 1024, UINT64_C(65537) * 65537 - 1) == 64u * 65u + 64u);
+    /* Tile (63, 63)'s last sample: (65535, 65535). */
+    CHECK(trn_spt_sample_index(n, n, 1024, 63u * 65u + 63u, 1024u * 1024u - 1u) ==
+          UINT64_C(65535) * 65537 + 65535);
+    /* Row 65535's sample 5 is 2^32 + 4: tile (0, 63), not tile 0 where 4 lies. */
+    CHECK(trn_spt_sample_index(n, n, 1024, 63u * 65u, 1023u * 1024u + 5u) ==
+          UINT64_C(0x100000004));
+    CHECK(trn_spt_tile_of(n, 1024, UINT64_C(0x100000004)) == 63u * 65u);
+    /* The last column of tiles, one sample wide: its rows are a sample apart. */
+    CHECK(trn_spt_sample_index(n, n, 1024, 64u, 3) == UINT64_C(3) * 65537 + 65536);
+}
+
+/* Tiles far apart on a 65537^2 grid whose samples' indices are equal modulo 2^32 (row 65535's
+ * sample i is i - 1 + 2^32): the tiled solver's roots, perimeters and inflows must keep them
+ * apart. Tiles of 1024: A (0, 0) and B (1, 0) in the first row of tiles, C (0, 63) and D
+ * (1, 63), whose last row is the grid's row 65535. Every sample drains west to its tile's
+ * first column (base level), except A's (1023, 0), which drains east into B's (1024, 0), and
+ * D's (1024, 65535), which drains west into C's (1023, 65535). The two exits' samples (1023
+ * and 1023 + 2^32) and A's target and D's sample's neighbour meet modulo 2^32. */
+static void test_area_far_rows(void)
+{
+    char dir[512];
+    CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
+    const uint32_t T = 1024, tn = T * T;
+    uint8_t *code[4];
+    uint32_t *area[4];
+    trn_spt_tile_area tiles[4];
+    const uint32_t num[4] = {0, 1, 63u * 65u, 63u * 65u + 1u};
+    for (int t = 0; t < 4; t++) {
+        code[t] = malloc(tn);
+        area[t] = calloc(tn, sizeof *area[t]);
+        for (uint32_t k = 0; k < tn; k++)
+            code[t][k] = k % T ? 4 : 8; /* west, the first column base level */
+        tiles[t] = (trn_spt_tile_area){num[t], code[t], area[t]};
+    }
+    code[0][T - 1u] = 0;       /* A's (1023, 0) east into B */
+    code[3][(T - 1u) * T] = 4; /* D's (1024, 65535) west into C */
+    trn_error err = {0};
+    const trn_status st = trn_spt_area_tiles(65537, 65537, T, dir, 4, tiles, &err);
+    CHECK_OK(st);
+    if (st) fprintf(stderr, "%s\n", err.message);
+    const uint32_t last = (T - 1u) * T; /* the tile's last row */
+    CHECK_EQ_INT(area[0][T - 1u], 1);   /* A's exit: itself */
+    CHECK_EQ_INT(area[0][0], T - 1u);   /* A's row 0 without its exit */
+    CHECK_EQ_INT(area[0][T], T);        /* A's row 1 */
+    CHECK_EQ_INT(area[1][0], T + 1u);   /* B's (1024, 0): its row and A's exit */
+    CHECK_EQ_INT(area[1][last], T);
+    CHECK_EQ_INT(area[3][last], T);     /* D's exit: its row */
+    CHECK_EQ_INT(area[2][last + T - 1u], T + 1u); /* C's (1023, 65535): itself and D's row */
+    CHECK_EQ_INT(area[2][last], 2u * T); /* C's (0, 65535): its row and D's */
+    CHECK_EQ_INT(area[2][0], T);
+    for (int t = 0; t < 4; t++) {
+        free(code[t]);
+        free(area[t]);
+    }
+}
+
+/* What is still 32-bit is named: a tile with one sample around it holds fewer than 2^32-1
+ * samples, and there are fewer than 2^32-1 tiles. */
+static void test_limits(void)
+{
+    trn_error err = {0};
+    /* 65537^2 with its ring of outlets. */
+    CHECK_OK(trn_spt_tiled_limits(65539, 65539, 1024, &err));
+    CHECK_OK(trn_spt_tiled_limits(65539, 65539, 65533, &err));
+    CHECK_STATUS(trn_spt_tiled_limits(65539, 65539, 65534, &err), TRN_ERR_OVERFLOW);
+    CHECK_CONTAINS(err.message, "tiles of fewer than 2^32-1 samples with one sample around them, "
+                                "found 65534x65534");
+    CHECK_OK(trn_spt_tiled_limits(65539, 65539, 2, &err));
+    CHECK_STATUS(trn_spt_tiled_limits(65539, 65539, 1, &err), TRN_ERR_OVERFLOW);
+    CHECK_CONTAINS(err.message, "fewer than 2^32-1 tiles, found 4295360521 tiles of 1 samples");
+    /* A tile larger than a small grid covers it. */
+    CHECK_OK(trn_spt_tiled_limits(100, 3, 70000, &err));
+}
+
+/* A grid of more than 2^32 samples is taken: 65536 x 65536 cells with outlets (65539^2 with the
+ * ring) in tiles of 1024 passes the limits and goes on to read the heights (here only the first,
+ * a NaN, which stops it: the whole grid's heights would be 16 GiB); in tiles of 65536 it is
+ * refused before reading any. */
+static void test_grid_above_2_32(void)
+{
+    float h[1] = {NAN};
+    trn_field f;
+    memset(&f, 0, sizeof f);
+    f.cells_x = f.cells_z = 65536;
+    f.size_x = f.size_z = 65536.0;
+    f.heights = h;
+    trn_stream_power_params p;
+    trn_stream_power_params_default(&p);
+    p.steps = 1;
+    p.border_outlets = true;
+    trn_error err = {0};
+    CHECK_STATUS(trn_stream_power_run_tiled(&f, &p, 1024, NULL, NULL, NULL, NULL, &err),
+                 TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "sample (0, 0) has no finite height");
+    CHECK_STATUS(trn_stream_power_run_tiled(&f, &p, 65536, NULL, NULL, NULL, NULL, &err),
+                 TRN_ERR_OVERFLOW);
+    CHECK_CONTAINS(err.message, "found 65536x65536 tiles: use smaller tiles");
+    CHECK(isnan(h[0]));
+}
+
+/* Deposition's gather sums a sample's donors in code order in tiles as on the whole grid
+ * (deposit_range), which shows in the bytes only where the sums cancel: a quarter of the
+ * samples here are 1e9 above or below their neighbours (mirrored about the middle column), so
+ * a donor's share of a sum is rounded at 1e9's precision, and three or more of them summed in
+ * another order change the heights' bytes within 6 steps (found by a search over such fields;
+ * the other tests' gentler fields hide the order below float precision). */
+static void test_deposition_gather_order(void)
+{
+    const uint32_t cx = 31, cz = 20, nx = cx + 1u;
+    trn_field whole, tiled;
+    trn_field_init(&whole, cx, cz, cx * 30.0, cz * 20.0, NULL);
+    trn_field_init(&tiled, cx, cz, cx * 30.0, cz * 20.0, NULL);
+    const size_t n = trn_field_sample_count(&whole);
+    for (size_t k = 0; k < n; k++) {
+        const size_t i = k % nx, j = k / nx, ii = i > (nx - 1u) / 2u ? nx - 1u - i : i;
+        const double smooth =
+            40.0 * sin((double)ii * 0.11) * cos((double)j * 0.07) + 0.3 * (double)(ii + j);
+        const uint32_t r = trn_test_mix32((uint32_t)(j * nx + ii) ^ trn_test_mix32(589));
+        const uint32_t q = trn_test_mix32(r) % 8u;
+        const double big = q == 0 ? 1e9 : q == 1 ? -1e9 : 0.0;
+        whole.heights[k] = tiled.heights[k] = (float)(floor(smooth + (double)(r % 7u)) + big);
+    }
+    trn_stream_power_params p;
+    trn_stream_power_params_default(&p);
+    p.steps = 6;
+    p.dt = 2000;
+    p.erodibility = 4e-5;
+    p.deposition = 1.0;
+    p.border_outlets = true;
+    p.routing = TRN_ROUTING_D8;
+    p.seed = 42;
+    CHECK_OK(trn_stream_power_run(&whole, &p, NULL, NULL, NULL, NULL));
+    CHECK_OK(trn_stream_power_run_tiled(&tiled, &p, 4, NULL, NULL, NULL, NULL, NULL));
+    CHECK(hash_floats(tiled.heights, n) == hash_floats(whole.heights, n));
+    trn_field_dispose(&whole);
+    trn_field_dispose(&tiled);
+}
+
 int main(void)
 {
     RUN(test_configs);
@@ -467,5 +614,10 @@ int main(void)
     RUN(test_processes_files);
     RUN(test_evolve_deposition);
     RUN(test_refused);
+    RUN(test_sample_index_64);
+    RUN(test_area_far_rows);
+    RUN(test_limits);
+    RUN(test_grid_above_2_32);
+    RUN(test_deposition_gather_order);
     return trn_test_finish();
 }

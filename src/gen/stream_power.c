@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) on Linux */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2069,28 +2070,44 @@ static bool spt_io(const spt_grid *g, bool write, uint32_t x0, uint32_t z0, uint
 /* A root of a tile's part of the receiver forest: a base-level sample, a pit, or an exit (a
  * sample whose receiver lies in another tile). */
 enum { SPT_BASE = 0, SPT_PIT = 1, SPT_EXIT = 2 };
+/* Samples are numbered in the whole grid (j * nx + i) in 64 bits, as a grid may hold more than
+ * 2^32 (65537^2 with its ring); inside a tile (local roots, work buffers) in 32. Roots, basins
+ * and tiles are numbered in 32 bits (trn_spt_tiled_limits, SPT_MAX_ROOTS). */
 typedef struct spt_root {
-    uint32_t v, target; /* the sample; an exit's receiver */
+    uint64_t v, target; /* the sample; an exit's receiver (SPT_NONE64 for the others) */
     uint32_t basin;     /* its basin (exits: the basin of the tree they join) */
     uint32_t count;     /* after routing: an exit's samples draining through it in its tile */
     uint8_t kind;
 } spt_root;
 
-/* A pass between two basins with the local roots of its two samples (where carving starts). */
+#define SPT_NONE64 UINT64_MAX
+/* Roots (and so basins, exits and inflows) in one step: their numbers are 32-bit, UINT32_MAX
+ * marking none. */
+#define SPT_MAX_ROOTS (UINT32_MAX - 1u)
+
+/* A pass between two basins: sp_edge's level and samples (64-bit here), the two basins and the
+ * local roots of its two samples (where carving starts), each an index in its sample's tile. */
 typedef struct spt_edge {
-    sp_edge e;
+    double w;
+    uint64_t a, b;
     uint32_t ba, bb, la, lb;
 } spt_edge;
 
+/* edge_cmp's order (level, then samples) on the 64-bit samples: the same order as the whole
+ * grid's wherever its 32-bit indices exist. */
 static int spt_edge_cmp(const void *x, const void *y)
 {
-    return edge_cmp(&((const spt_edge *)x)->e, &((const spt_edge *)y)->e);
+    const spt_edge *e = x, *f = y;
+    if (e->w != f->w) return e->w < f->w ? -1 : 1;
+    if (e->a != f->a) return e->a < f->a ? -1 : 1;
+    return (e->b > f->b) - (e->b < f->b);
 }
 
 /* A task for one tile: reverse the receivers from start (draining to prev) down its tree. Also
- * used for inflows: sample start receives count samples from other tiles. */
+ * used for inflows: sample start receives prev samples from other tiles. */
 typedef struct spt_task {
-    uint32_t tile, start, prev;
+    uint64_t start, prev; /* whole-grid samples (an inflow's prev: its count) */
+    uint32_t tile;
     uint32_t exit; /* incision: the exit this target feeds */
 } spt_task;
 
@@ -2131,6 +2148,7 @@ typedef struct spt_run {
     uint32_t first, last;
     uint8_t *need; /* per tile: a frame this process reads (scratch of spt_exchange) */
     bool peer_failed;
+    bool too_many; /* more than SPT_MAX_ROOTS roots in a step */
     trn_sp_tiled_stats *stats;
 } spt_run;
 
@@ -2144,18 +2162,40 @@ static void spt_tile_box(const spt_run *r, uint32_t t, uint32_t *x0, uint32_t *z
     *z1 = *z0 + r->T < r->s.nz ? *z0 + r->T : r->s.nz;
 }
 
-static uint32_t spt_tile_of(const spt_run *r, uint32_t v)
+uint32_t trn_spt_tile_of(uint32_t nx, uint32_t tile, uint64_t v)
 {
-    return (v / r->s.nx) / r->T * r->tnx + (v % r->s.nx) / r->T;
+    const uint32_t tnx = (nx + tile - 1u) / tile;
+    return (uint32_t)(v / nx) / tile * tnx + (uint32_t)(v % nx) / tile;
+}
+
+uint64_t trn_spt_sample_index(uint32_t nx, uint32_t nz, uint32_t tile, uint32_t t, uint32_t k)
+{
+    const uint32_t tnx = (nx + tile - 1u) / tile;
+    const uint32_t x0 = t % tnx * tile, z0 = t / tnx * tile;
+    const uint32_t w = x0 + tile < nx ? tile : nx - x0;
+    (void)nz; /* the last row of tiles is cut below, which does not move its rows' starts */
+    return ((uint64_t)z0 + k / w) * nx + x0 + k % w;
+}
+
+static uint32_t spt_tile_of(const spt_run *r, uint64_t v)
+{
+    return trn_spt_tile_of(r->s.nx, r->T, v);
+}
+
+/* Sample k of tile t (row-major inside it) in the whole grid. */
+static uint64_t spt_global(const spt_run *r, uint32_t t, uint32_t k)
+{
+    return trn_spt_sample_index(r->s.nx, r->s.nz, r->T, t, k);
 }
 
 /* Where sample v (on its tile's perimeter) sits in that tile's perimeter list. */
-static size_t spt_perim_index(const spt_run *r, uint32_t v)
+static size_t spt_perim_index(const spt_run *r, uint64_t v)
 {
     const uint32_t t = spt_tile_of(r, v);
     uint32_t x0, z0, x1, z1;
     spt_tile_box(r, t, &x0, &z0, &x1, &z1);
-    const uint32_t i = v % r->s.nx, j = v / r->s.nx, w = x1 - x0, h = z1 - z0;
+    const uint32_t i = (uint32_t)(v % r->s.nx), j = (uint32_t)(v / r->s.nx), w = x1 - x0,
+                   h = z1 - z0;
     size_t k;
     if (j == z0)
         k = i - x0;
@@ -2181,7 +2221,7 @@ static void spt_perim_put(spt_run *r, uint32_t t, uint32_t i, uint32_t j, uint32
     if (i == x1 - 1u) p[2u * w + h + (j - z0)] = value;
 }
 
-static spt_root *spt_root_find(spt_run *r, uint32_t t, uint32_t v)
+static spt_root *spt_root_find(spt_run *r, uint32_t t, uint64_t v)
 {
     size_t lo = r->root_at[t], hi = r->root_at[t + 1];
     while (lo < hi) {
@@ -2194,14 +2234,20 @@ static spt_root *spt_root_find(spt_run *r, uint32_t t, uint32_t v)
     return lo < r->root_at[t + 1] && r->roots[lo].v == v ? &r->roots[lo] : NULL;
 }
 
-/* The root of the tile's tree that sample v (on a tile's perimeter) belongs to. */
-static spt_root *spt_root_of(spt_run *r, uint32_t v)
+/* The root of the tile's tree that sample v (on a tile's perimeter) belongs to (the perimeter
+ * holds its local root, an index in the tile). */
+static spt_root *spt_root_of(spt_run *r, uint64_t v)
 {
-    return spt_root_find(r, spt_tile_of(r, v), r->perim[spt_perim_index(r, v)]);
+    const uint32_t t = spt_tile_of(r, v);
+    return spt_root_find(r, t, spt_global(r, t, r->perim[spt_perim_index(r, v)]));
 }
 
-static bool spt_root_add(spt_run *r, uint32_t v, uint32_t target, uint8_t kind)
+static bool spt_root_add(spt_run *r, uint64_t v, uint64_t target, uint8_t kind)
 {
+    if (r->nroots >= SPT_MAX_ROOTS) {
+        r->too_many = true;
+        return false;
+    }
     if (r->nroots == r->root_cap) {
         const size_t cap = r->root_cap ? 2 * r->root_cap : 4096;
         spt_root *n = realloc(r->roots, cap * sizeof *n);
@@ -2214,7 +2260,7 @@ static bool spt_root_add(spt_run *r, uint32_t v, uint32_t target, uint8_t kind)
 }
 
 /* The D8 code from sample v to its neighbour q. */
-static uint8_t spt_code_to(const spt_run *r, uint32_t v, uint32_t q)
+static uint8_t spt_code_to(const spt_run *r, uint64_t v, uint64_t q)
 {
     const int64_t di = (int64_t)(q % r->s.nx) - (int64_t)(v % r->s.nx);
     const int64_t dj = (int64_t)(q / r->s.nx) - (int64_t)(v / r->s.nx);
@@ -2224,12 +2270,11 @@ static uint8_t spt_code_to(const spt_run *r, uint32_t v, uint32_t q)
 }
 
 /* The tile's trees: for each sample of the tile (local index) its receiver in the tile or
- * UINT32_MAX (a root), and the local root (lab, global index of the root) of every sample
+ * UINT32_MAX (a root), and the local root (lab, the root's local index) of every sample
  * (which 2) or of the perimeter's (which 1; the others' lab on the way) or of none (which 0).
  * codes in wc (tile layout). Labels set along each path walked keep it linear. */
 static void spt_label(spt_run *r, uint32_t x0, uint32_t z0, uint32_t w, uint32_t h, int which)
 {
-    const uint32_t NX = r->s.nx;
     const size_t tn = (size_t)w * h;
     uint32_t *rec = r->wq, *lab = r->wl;
     for (size_t k = 0; k < tn; k++) {
@@ -2259,11 +2304,19 @@ static void spt_label(spt_run *r, uint32_t x0, uint32_t z0, uint32_t w, uint32_t
             path[np++] = x;
             x = rec[x];
         }
-        const uint32_t root = lab[x] != UINT32_MAX ? lab[x] : (z0 + x / w) * NX + x0 + x % w;
+        const uint32_t root = lab[x] != UINT32_MAX ? lab[x] : x;
         lab[x] = root;
         while (np)
             lab[path[--np]] = root;
     }
+}
+
+/* a + b held at UINT32_MAX: drainage counts stay 32-bit (4 bytes a sample in AREA); only a grid
+ * of more than 2^32 samples can gather more above one sample, whose incision then takes 2^32-1
+ * samples' area. Below that no sum reaches it, so the bytes stay the whole grid's. */
+static inline uint32_t spt_count_add(uint32_t a, uint64_t b)
+{
+    return b >= (uint64_t)(UINT32_MAX - a) ? UINT32_MAX : a + (uint32_t)b;
 }
 
 /* Samples draining through each sample within the tile (1 each plus inflow already in wa), in
@@ -2281,7 +2334,7 @@ static void spt_accumulate(spt_run *r, size_t tn)
     while (qh < qt) {
         const uint32_t v = queue[qh++], x = rec[v];
         if (x == UINT32_MAX) continue;
-        area[x] += area[v];
+        area[x] = spt_count_add(area[x], area[v]);
         if (--deg[x] == 0) queue[qt++] = x;
     }
 }
@@ -2289,7 +2342,7 @@ static void spt_accumulate(spt_run *r, size_t tn)
 /* The implicit incision of one sample given its receiver's new height hr: incise_range's
  * operations for it. */
 static double spt_incise_one(const spt_run *r, const trn_stream_power_params *p, double cell_area,
-                             uint32_t v, uint8_t c, double h0, double hr, uint32_t a)
+                             uint64_t v, uint8_t c, double h0, double hr, uint32_t a)
 {
     static const uint8_t cls[9] = {0, 2, 1, 2, 0, 2, 1, 2, 0};
     const sp_state *s = &r->s;
@@ -2297,7 +2350,7 @@ static double spt_incise_one(const spt_run *r, const trn_stream_power_params *p,
     if ((double)a * cell_area < p->channel_threshold) return h0;
     float km = 1.0f;
     if (r->kmask) {
-        const uint32_t i = v % s->nx, j = v / s->nx;
+        const uint32_t i = (uint32_t)(v % s->nx), j = (uint32_t)(v / s->nx);
         const bool ring = r->pad && (i == 0 || j == 0 || i + 1u == s->nx || j + 1u == s->nz);
         if (!ring) km = r->kmask[(size_t)(j - r->pad) * r->fnx + (i - r->pad)];
     }
@@ -2378,7 +2431,8 @@ static bool spt_pass_receivers(spt_run *r, const trn_stream_power_params *p, uin
              * uplifted already when they are this process's: tiles go in order. Another
              * process's are the copies of the step's start. */
             if (r->wb[k] & 1u) continue;
-            if ((gj < z0 || (gj < z1 && gi < x0)) && spt_tile_of(r, gj * NX + gi) >= r->first)
+            if ((gj < z0 || (gj < z1 && gi < x0)) &&
+                spt_tile_of(r, (uint64_t)gj * NX + gi) >= r->first)
                 continue;
             if (r->umask) {
                 /* Not base level, so inside the ring. */
@@ -2442,12 +2496,12 @@ static bool spt_pass_trees(spt_run *r, uint32_t t)
     r->root_at[t] = r->nroots;
     for (size_t k = 0; k < (size_t)w * h; k++) {
         const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
-        const uint32_t v = j * NX + i;
+        const uint64_t v = (uint64_t)j * NX + i;
         if (r->wq[k] == UINT32_MAX) {
             const uint8_t c = r->wc[k];
             const bool ok =
-                c == 8 ? spt_root_add(r, v, UINT32_MAX, (r->wb[k] & 1u) ? SPT_BASE : SPT_PIT)
-                       : spt_root_add(r, v, (uint32_t)((int64_t)v + r->s.off[c]), SPT_EXIT);
+                c == 8 ? spt_root_add(r, v, SPT_NONE64, (r->wb[k] & 1u) ? SPT_BASE : SPT_PIT)
+                       : spt_root_add(r, v, (uint64_t)((int64_t)v + r->s.off[c]), SPT_EXIT);
             if (!ok) return false;
         }
         if (j == z0 || j + 1u == z1 || i == x0 || i + 1u == x1) spt_perim_put(r, t, i, j, r->wl[k]);
@@ -2521,7 +2575,7 @@ static bool spt_table_put(spt_table *t, uint64_t key, const spt_edge *e)
         t->keys[hh] = key;
         t->edges[hh] = *e;
         t->count++;
-    } else if (edge_cmp(&e->e, &t->edges[hh].e) < 0) {
+    } else if (spt_edge_cmp(e, &t->edges[hh]) < 0) {
         t->edges[hh] = *e;
     }
     return true;
@@ -2534,7 +2588,7 @@ static uint32_t spt_basin(spt_run *r, uint32_t t, uint32_t lr, uint32_t *ct, uin
     if (t == *ct && lr == *clr) return *cb;
     *ct = t;
     *clr = lr;
-    *cb = spt_root_find(r, t, lr)->basin;
+    *cb = spt_root_find(r, t, spt_global(r, t, lr))->basin;
     return *cb;
 }
 
@@ -2560,13 +2614,16 @@ static bool spt_pass_passes(spt_run *r, uint32_t t, spt_table *tab)
                 if (ii < 0 || ii >= NX || jj >= NZ) continue;
                 const size_t kq = (size_t)(jj - wz0) * ww + (size_t)(ii - wx0);
                 const uint32_t lq = r->wl[kq];
-                if (lq == lv) continue;
-                const uint32_t v = j * NX + i, q = (uint32_t)jj * NX + (uint32_t)ii;
+                /* Local roots are indices in their own tile: equal ones in two tiles differ. */
+                const bool inside = ii >= x0 && ii < x1 && jj >= z0 && jj < z1;
+                if (inside && lq == lv) continue;
+                const uint64_t v = (uint64_t)j * NX + i, q = (uint64_t)jj * NX + (uint64_t)ii;
                 const uint32_t bv = spt_basin(r, t, lv, &c1t, &c1l, &c1b);
-                const uint32_t bq = spt_basin(r, spt_tile_of(r, q), lq, &c2t, &c2l, &c2b);
+                const uint32_t bq =
+                    spt_basin(r, inside ? t : spt_tile_of(r, q), lq, &c2t, &c2l, &c2b);
                 if (bv == bq) continue;
                 const double hv = r->wh[kv], hq = r->wh[kq];
-                const spt_edge e = {{hv > hq ? hv : hq, v, q}, bv, bq, lv, lq};
+                const spt_edge e = {hv > hq ? hv : hq, v, q, bv, bq, lv, lq};
                 const uint64_t key = bv < bq ? (uint64_t)bv << 32 | bq : (uint64_t)bq << 32 | bv;
                 if (!spt_table_put(tab, key, &e)) return false;
             }
@@ -2628,10 +2685,11 @@ static bool spt_route(spt_run *r, spt_table *tab, uint32_t nb, spt_task **tasks_
                     if (seen[child]) continue;
                     seen[child] = 1;
                     queue[qt++] = child;
-                    uint32_t cur = e->ba == b ? e->e.b : e->e.a;
-                    uint32_t prev = e->ba == b ? e->e.a : e->e.b;
+                    uint64_t cur = e->ba == b ? e->b : e->a;
+                    uint64_t prev = e->ba == b ? e->a : e->b;
+                    const uint32_t ct = spt_tile_of(r, cur);
                     const spt_root *x =
-                        spt_root_find(r, spt_tile_of(r, cur), e->ba == b ? e->lb : e->la);
+                        spt_root_find(r, ct, spt_global(r, ct, e->ba == b ? e->lb : e->la));
                     for (;;) {
                         if (ntasks == task_cap) {
                             task_cap = task_cap ? 2 * task_cap : 1024;
@@ -2642,7 +2700,7 @@ static bool spt_route(spt_run *r, spt_table *tab, uint32_t nb, spt_task **tasks_
                             }
                             tasks = n;
                         }
-                        tasks[ntasks++] = (spt_task){spt_tile_of(r, cur), cur, prev, 0};
+                        tasks[ntasks++] = (spt_task){cur, prev, spt_tile_of(r, cur), 0};
                         if (x->kind != SPT_EXIT) break; /* the pit */
                         prev = x->v;
                         cur = x->target;
@@ -2677,14 +2735,14 @@ static bool spt_pass_carve(spt_run *r, uint32_t t, const spt_task *task, size_t 
     const uint32_t w = x1 - x0, h = z1 - z0, NX = r->s.nx;
     if (!spt_io(&r->CODE, false, x0, z0, w, h, r->wc, w)) return false;
     for (size_t q = 0; q < n; q++) {
-        uint32_t cur = task[q].start, prev = task[q].prev;
+        uint64_t cur = task[q].start, prev = task[q].prev;
         for (;;) {
-            const size_t k = (size_t)(cur / NX - z0) * w + (cur % NX - x0);
+            const size_t k = (size_t)(cur / NX - z0) * w + (size_t)(cur % NX - x0);
             const uint8_t oc = r->wc[k];
             r->wc[k] = spt_code_to(r, cur, prev);
             if (oc == 8) break;
-            const uint32_t nxt = (uint32_t)((int64_t)cur + r->s.off[oc]);
-            const uint32_t ni = nxt % NX, nj = nxt / NX;
+            const uint64_t nxt = (uint64_t)((int64_t)cur + r->s.off[oc]);
+            const uint32_t ni = (uint32_t)(nxt % NX), nj = (uint32_t)(nxt / NX);
             if (ni < x0 || ni >= x1 || nj < z0 || nj >= z1) break;
             prev = cur;
             cur = nxt;
@@ -2708,10 +2766,10 @@ static bool spt_pass_area(spt_run *r, uint32_t t, const spt_task *in, size_t nin
         r->root_at[t] = r->nroots;
         for (size_t k = 0; k < tn; k++) {
             const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
-            const uint32_t v = j * NX + i;
+            const uint64_t v = (uint64_t)j * NX + i;
             if (r->wq[k] == UINT32_MAX) {
                 const uint8_t c = r->wc[k];
-                if (!spt_root_add(r, v, c == 8 ? UINT32_MAX : (uint32_t)((int64_t)v + r->s.off[c]),
+                if (!spt_root_add(r, v, c == 8 ? SPT_NONE64 : (uint64_t)((int64_t)v + r->s.off[c]),
                                   c == 8 ? SPT_BASE : SPT_EXIT))
                     return false;
             }
@@ -2723,14 +2781,15 @@ static bool spt_pass_area(spt_run *r, uint32_t t, const spt_task *in, size_t nin
     for (size_t k = 0; k < tn; k++)
         r->wa[k] = 1;
     for (size_t q = 0; q < nin; q++) {
-        const uint32_t v = in[q].start;
-        r->wa[(size_t)(v / NX - z0) * w + (v % NX - x0)] += in[q].prev;
+        const uint64_t v = in[q].start;
+        uint32_t *a = &r->wa[(size_t)(v / NX - z0) * w + (size_t)(v % NX - x0)];
+        *a = spt_count_add(*a, in[q].prev);
     }
     spt_accumulate(r, tn);
     if (final) return spt_io(&r->AREA, true, x0, z0, w, h, r->wa, w);
     for (size_t q = r->root_at[t]; q < r->root_at[t + 1]; q++) {
-        const uint32_t v = r->roots[q].v;
-        r->roots[q].count = r->wa[(size_t)(v / NX - z0) * w + (v % NX - x0)];
+        const uint64_t v = r->roots[q].v;
+        r->roots[q].count = r->wa[(size_t)(v / NX - z0) * w + (size_t)(v % NX - x0)];
     }
     return true;
 }
@@ -2835,7 +2894,7 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
     size_t qt = 0;
     for (size_t q = r->root_at[t]; q < r->root_at[t + 1]; q++) {
         spt_root *x = &r->roots[q];
-        const size_t k = (size_t)(x->v / NX - z0) * w + (x->v % NX - x0);
+        const size_t k = (size_t)(x->v / NX - z0) * w + (size_t)(x->v % NX - x0);
         if (x->kind == SPT_BASE) {
             if (inc->visited[t]) continue;
         } else {
@@ -2853,7 +2912,7 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
         const uint32_t x = queue[qh];
         for (uint32_t d = start[x]; d < start[x + 1]; d++) {
             const uint32_t k = don[d];
-            const uint32_t v = (z0 + k / w) * NX + x0 + k % w;
+            const uint64_t v = ((uint64_t)z0 + k / w) * NX + x0 + k % w;
             r->wh[k] = dep ? sp_dep_height(r->wp[k], r->wq2[k], r->wh[k], r->wh[x])
                            : spt_incise_one(r, p, cell_area, v, r->wc[k], r->wh[k], r->wh[x],
                                             r->wa[k]);
@@ -2867,8 +2926,9 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
         inc->boxed[t] = 1;
         for (size_t q = r->root_at[t]; q < r->root_at[t + 1]; q++) {
             if (r->roots[q].kind == SPT_BASE || inc->done[q]) continue;
-            const uint32_t v = r->roots[q].v;
-            uint32_t bx0 = v % NX, bz0 = v / NX, bx1 = bx0 + 1u, bz1 = bz0 + 1u;
+            const uint64_t v = r->roots[q].v;
+            uint32_t bx0 = (uint32_t)(v % NX), bz0 = (uint32_t)(v / NX), bx1 = bx0 + 1u,
+                     bz1 = bz0 + 1u;
             size_t head = qt, tail = qt;
             queue[tail++] = (uint32_t)((size_t)(bz0 - z0) * w + (bx0 - x0));
             while (head < tail) {
@@ -2890,8 +2950,8 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
     }
     /* Hand on the new heights of the samples that other tiles' exits drain into. */
     for (size_t f = inc->feed_at[t]; f < inc->feed_at[t + 1]; f++) {
-        const uint32_t v = inc->feeds[f].start;
-        const uint32_t vi = v % NX, vj = v / NX;
+        const uint64_t v = inc->feeds[f].start;
+        const uint32_t vi = (uint32_t)(v % NX), vj = (uint32_t)(v / NX);
         if (vi < x0 || vi >= x1 || vj < z0 || vj >= z1) continue;
         const size_t k = (size_t)(vj - z0) * w + (vi - x0);
         if (!fresh[k]) continue;
@@ -2921,7 +2981,7 @@ static bool spt_pass_incise(spt_run *r, const trn_stream_power_params *p, double
 /* Deposition's weight F of sample v (code c, count a): deposit_range's operations for it, 0 for
  * a lake or a hillslope. */
 static double spt_dep_weight(const spt_run *r, const trn_stream_power_params *p, double cell_area,
-                             uint32_t v, uint8_t c, uint32_t a, bool lake)
+                             uint64_t v, uint8_t c, uint32_t a, bool lake)
 {
     static const uint8_t cls[9] = {0, 2, 1, 2, 0, 2, 1, 2, 0};
     const sp_state *s = &r->s;
@@ -2930,7 +2990,7 @@ static double spt_dep_weight(const spt_run *r, const trn_stream_power_params *p,
     double F = a < tsize ? s->f_table[(size_t)cls[c] * tsize + a]
                          : p->erodibility * p->dt * pow((double)a * cell_area, p->m) / s->dist[c];
     if (r->kmask) {
-        const uint32_t i = v % s->nx, j = v / s->nx;
+        const uint32_t i = (uint32_t)(v % s->nx), j = (uint32_t)(v / s->nx);
         const bool ring = r->pad && (i == 0 || j == 0 || i + 1u == s->nx || j + 1u == s->nz);
         const float km = ring ? 1.0f : r->kmask[(size_t)(j - r->pad) * r->fnx + (i - r->pad)];
         F *= (double)km;
@@ -3032,10 +3092,10 @@ static bool spt_pass_gather(spt_run *r, const trn_stream_power_params *p, double
     }
     for (size_t f = g->feed_at[t]; f < g->feed_at[t + 1]; f++) {
         if (g->group[f] != f) continue;
-        const uint32_t v = g->feeds[f].start;
+        const uint64_t v = g->feeds[f].start;
         /* Outside the box: gathered already (a waiting sample lies in it). */
         if (v % NX < x0 || v % NX >= x1 || v / NX < z0 || v / NX >= z1) continue;
-        const size_t k = (size_t)(v / NX - z0) * w + (v % NX - x0);
+        const size_t k = (size_t)(v / NX - z0) * w + (size_t)(v % NX - x0);
         fl[k] = (uint32_t)f;
         pend[k] += g->wait[f];
     }
@@ -3046,7 +3106,8 @@ static bool spt_pass_gather(spt_run *r, const trn_stream_power_params *p, double
 #define SPT_H(gi, gj) r->wh[(size_t)((gj) - wz0) * ww + ((gi) - wx0)]
     for (size_t qh = 0; qh < qt; qh++) {
         const uint32_t k = queue[qh];
-        const uint32_t i = x0 + k % w, j = z0 + k / w, v = j * NX + i;
+        const uint32_t i = x0 + k % w, j = z0 + k / w;
+        const uint64_t v = (uint64_t)j * NX + i;
         const double zv = SPT_H(i, j);
         double pv = 0.0, qv = 0.0;
         for (int d = 0; d < 8; d++) {
@@ -3060,12 +3121,12 @@ static bool spt_pass_gather(spt_run *r, const trn_stream_power_params *p, double
                 const double z0k = SPT_H((uint32_t)ii, (uint32_t)jj);
                 const bool lake = z0k <= zv;
                 const uint32_t a = r->wa[kk];
-                const double F = spt_dep_weight(r, p, cell_area, (uint32_t)(jj * NX + ii), c, a,
+                const double F = spt_dep_weight(r, p, cell_area, (uint64_t)(jj * NX + ii), c, a,
                                                 lake);
                 sp_dep_link(G, F, a, lake, z0k, P[kk], Q[kk], &P[kk], &Q[kk], &cp, &cq);
             } else {
                 /* An exit of the neighbouring tile when it drains here. */
-                const uint32_t nb = (uint32_t)(jj * NX + ii);
+                const uint64_t nb = (uint64_t)(jj * NX + ii);
                 uint32_t f = fl[k];
                 if (f == UINT32_MAX) continue;
                 while (f < g->feed_at[t + 1] && g->feeds[f].start == v &&
@@ -3086,8 +3147,8 @@ static bool spt_pass_gather(spt_run *r, const trn_stream_power_params *p, double
             continue;
         }
         /* An exit: finished here, its contribution to the sample it drains into. */
-        const uint32_t to = (uint32_t)((int64_t)v + r->s.off[c]);
-        const bool lake = zv <= SPT_H(to % NX, to / NX);
+        const uint64_t to = (uint64_t)((int64_t)v + r->s.off[c]);
+        const bool lake = zv <= SPT_H((uint32_t)(to % NX), (uint32_t)(to / NX));
         const uint32_t a = r->wa[k];
         const double F = spt_dep_weight(r, p, cell_area, v, c, a, lake);
         double cp, cq;
@@ -3516,6 +3577,13 @@ static bool spt_share_roots(spt_run *r, bool ok)
         r->root_at[0] = 0;
         for (uint32_t t = 0; t < r->ntiles; t++)
             r->root_at[t + 1] = r->root_at[t] + c[t];
+        /* Each process's own were fewer; every process finds the same total. */
+        if (r->root_at[r->ntiles] > SPT_MAX_ROOTS) {
+            r->too_many = true;
+            ok = false;
+        }
+    }
+    if (ok) {
         free(r->roots);
         r->roots = roots;
         roots = NULL;
@@ -3644,7 +3712,8 @@ static bool spt_inflows(spt_run *r, bool ok, spt_task **tasks_out, size_t *ntask
         for (size_t qh = 0; qh < qt; qh++) {
             const uint32_t q = order[qh];
             if (down[q] != UINT32_MAX) {
-                r->roots[down[q]].count += r->roots[q].count;
+                r->roots[down[q]].count =
+                    spt_count_add(r->roots[down[q]].count, r->roots[q].count);
                 if (--deg[down[q]] == 0) order[qt++] = down[q];
             }
         }
@@ -3653,7 +3722,7 @@ static bool spt_inflows(spt_run *r, bool ok, spt_task **tasks_out, size_t *ntask
             const spt_root *x = &r->roots[q];
             if (x->kind != SPT_EXIT) continue;
             tasks[ntasks++] =
-                (spt_task){spt_tile_of(r, x->target), x->target, x->count, (uint32_t)q};
+                (spt_task){x->target, x->count, spt_tile_of(r, x->target), (uint32_t)q};
         }
         qsort(tasks, ntasks, sizeof *tasks, spt_task_cmp);
     }
@@ -4021,6 +4090,30 @@ static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_
     return ok;
 }
 
+trn_status trn_spt_tiled_limits(uint32_t nx, uint32_t nz, uint32_t tile, trn_error *err)
+{
+    if (tile < 1)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "stream power in tiles: tile: expected at least 1, found 0");
+    /* The run's tile (trn_stream_power_run_tiled_comm): one covering the grid when larger. */
+    const uint32_t T = tile > nx && tile > nz ? (nx > nz ? nx : nz) : tile;
+    const uint64_t tw = T < nx ? T : nx, th = T < nz ? T : nz;
+    /* A tile with one sample around it is indexed in 32 bits, UINT32_MAX marking none. */
+    if ((tw + 2u) * (th + 2u) >= UINT32_MAX)
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
+                             "stream power in tiles: expected tiles of fewer than 2^32-1 samples "
+                             "with one sample around them, found %" PRIu64 "x%" PRIu64
+                             " tiles: use smaller tiles",
+                             tw, th);
+    const uint64_t tiles = ((uint64_t)nx + T - 1u) / T * (((uint64_t)nz + T - 1u) / T);
+    if (tiles >= UINT32_MAX)
+        return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
+                             "stream power in tiles: expected fewer than 2^32-1 tiles, found "
+                             "%" PRIu64 " tiles of %" PRIu32 " samples: use larger tiles",
+                             tiles, tile);
+    return TRN_OK;
+}
+
 trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_params *p,
                                       uint32_t tile, const char *dir,
                                       trn_stream_power_report *report, trn_progress_fn progress,
@@ -4038,7 +4131,21 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
 {
     if (report) memset(report, 0, sizeof *report);
     if (stats) memset(stats, 0, sizeof *stats);
-    trn_status st = sp_check_run(field, p, err);
+    trn_status st;
+    /* What is numbered in 32 bits, before the heights are read: the grid with its ring may hold
+     * more than 2^32 samples, its tiles may not. */
+    if (field && p && field->cells_x >= 2 && field->cells_z >= 2) {
+        const uint64_t ring = p->border_outlets ? 2u : 0u;
+        const uint64_t gx = (uint64_t)field->cells_x + 1u + ring;
+        const uint64_t gz = (uint64_t)field->cells_z + 1u + ring;
+        if (gx >= UINT32_MAX || gz >= UINT32_MAX)
+            return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
+                                 "stream power in tiles: expected fewer than 2^32-1 samples a "
+                                 "side, found %" PRIu64 "x%" PRIu64,
+                                 gx, gz);
+        if ((st = trn_spt_tiled_limits((uint32_t)gx, (uint32_t)gz, tile, err))) return st;
+    }
+    st = sp_check_run(field, p, err);
     if (st) return st;
     if (tile < 1)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -4059,9 +4166,6 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     s->nx = fnx + 2u * pad;
     s->nz = fnz + 2u * pad;
     s->n = (size_t)s->nx * s->nz;
-    if (s->n >= UINT32_MAX)
-        return trn_error_set(err, TRN_ERR_LIMIT, NULL, -1,
-                             "stream power: %zu samples, at most 4294967294", s->n);
     r.pad = pad;
     r.fnx = fnx;
     r.fnz = fnz;
@@ -4430,7 +4534,13 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
         free(brow);
         if (ok) trn_progress_report(&pr, 1.0, "stream power");
     }
-    if (!ok && !st && r.peer_failed)
+    if (!ok && !st && r.too_many)
+        st = trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
+                           "stream power in tiles: more than %" PRIu32 " roots of the tiles' "
+                           "trees (exits across the tiles' borders, pits, base level) in a step, "
+                           "expected fewer: use larger tiles",
+                           (uint32_t)SPT_MAX_ROOTS);
+    else if (!ok && !st && r.peer_failed)
         st = trn_error_set(err, TRN_ERR_MISMATCH, NULL, -1,
                            "stream power in tiles: another process failed (its own message "
                            "says why)");
@@ -4453,6 +4563,99 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     spt_gather_free(&gat);
     free(wake);
     free(queued);
+    spt_free(&r);
+    return st;
+}
+
+trn_status trn_spt_area_tiles(uint32_t nx, uint32_t nz, uint32_t tile, const char *dir,
+                              size_t count, const trn_spt_tile_area *tiles, trn_error *err)
+{
+    trn_status st = trn_spt_tiled_limits(nx, nz, tile, err);
+    if (st) return st;
+    spt_run r;
+    memset(&r, 0, sizeof r);
+    r.H.fd = r.H2.fd = r.BASE.fd = r.CODE.fd = r.LR.fd = r.AREA.fd = r.PG.fd = r.QG.fd = -1;
+    sp_state *s = &r.s;
+    s->nx = nx;
+    s->nz = nz;
+    s->n = (size_t)nx * nz;
+    for (int d = 0; d < 8; d++)
+        s->off[d] = TRN_D8_DJ[d] * (int32_t)nx + TRN_D8_DI[d];
+    s->off[8] = 0;
+    /* The run's tiles (trn_stream_power_run_tiled_comm's set-up). */
+    r.T = tile > nx && tile > nz ? (nx > nz ? nx : nz) : tile;
+    r.tnx = (nx + r.T - 1u) / r.T;
+    r.tnz = (nz + r.T - 1u) / r.T;
+    r.ntiles = r.tnx * r.tnz;
+    r.last = r.ntiles;
+    for (size_t k = 0; k < count; k++)
+        if (tiles[k].tile >= r.ntiles || (k && tiles[k].tile <= tiles[k - 1].tile))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "stream power in tiles: tile %" PRIu32 ": expected tiles in "
+                                 "increasing order below %" PRIu32,
+                                 tiles[k].tile, r.ntiles);
+    const uint32_t tw = r.T < nx ? r.T : nx, th = r.T < nz ? r.T : nz;
+    const size_t wn = ((size_t)tw + 2u) * ((size_t)th + 2u);
+    r.perim_at = malloc(((size_t)r.ntiles + 1u) * sizeof *r.perim_at);
+    r.root_at = malloc(((size_t)r.ntiles + 1u) * sizeof *r.root_at);
+    size_t *task_at = malloc(((size_t)r.ntiles + 1u) * sizeof *task_at);
+    r.wc = malloc(wn);
+    r.wl = malloc(wn * sizeof *r.wl);
+    r.wa = malloc(wn * sizeof *r.wa);
+    r.wq = malloc(wn * sizeof *r.wq);
+    r.wd = malloc((wn + 1u) * sizeof *r.wd);
+    bool ok = r.perim_at && r.root_at && task_at && r.wc && r.wl && r.wa && r.wq && r.wd;
+    size_t perim = 0;
+    for (uint32_t t = 0; ok && t < r.ntiles; t++) {
+        uint32_t x0, z0, x1, z1;
+        spt_tile_box(&r, t, &x0, &z0, &x1, &z1);
+        r.perim_at[t] = perim;
+        perim += 2u * ((size_t)(x1 - x0) + (z1 - z0));
+    }
+    if (ok) {
+        r.perim_at[r.ntiles] = perim;
+        r.perim = malloc((perim ? perim : 1) * sizeof *r.perim);
+        ok = r.perim && spt_grid_open(&r.CODE, dir, nx, nz, 1) &&
+             spt_grid_open(&r.AREA, dir, nx, nz, sizeof(uint32_t));
+    }
+    for (size_t k = 0; k < count && ok; k++) {
+        uint32_t x0, z0, x1, z1;
+        spt_tile_box(&r, tiles[k].tile, &x0, &z0, &x1, &z1);
+        ok = spt_io(&r.CODE, true, x0, z0, x1 - x0, z1 - z0, (void *)(uintptr_t)tiles[k].code,
+                    x1 - x0);
+    }
+    /* The routed forest's roots, tiles in order (the others hold none), then the counts that
+     * cross tiles and each tile's area with its inflows. */
+    size_t next = 0;
+    if (ok) r.root_at[0] = 0;
+    for (uint32_t t = 0; t < r.ntiles && ok; t++) {
+        if (next < count && tiles[next].tile == t) {
+            ok = spt_pass_area(&r, t, NULL, 0, false);
+            next++;
+        } else {
+            r.root_at[t + 1] = r.nroots;
+        }
+    }
+    spt_task *tasks = NULL;
+    size_t ntasks = 0;
+    ok = ok && spt_inflows(&r, ok, &tasks, &ntasks, task_at);
+    for (size_t k = 0; k < count && ok; k++) {
+        const uint32_t t = tiles[k].tile;
+        uint32_t x0, z0, x1, z1;
+        spt_tile_box(&r, t, &x0, &z0, &x1, &z1);
+        ok = spt_pass_area(&r, t, tasks + task_at[t], task_at[t + 1] - task_at[t], true) &&
+             spt_io(&r.AREA, false, x0, z0, x1 - x0, z1 - z0, tiles[k].area, x1 - x0);
+    }
+    if (!ok && r.too_many)
+        st = trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
+                           "stream power in tiles: more than %" PRIu32 " roots",
+                           (uint32_t)SPT_MAX_ROOTS);
+    else if (!ok)
+        st = trn_error_set(err, dir ? TRN_ERR_IO : TRN_ERR_NO_MEMORY, NULL, -1,
+                           "stream power in tiles: %s",
+                           dir ? "reading or writing the tile files failed" : "out of memory");
+    free(tasks);
+    free(task_at);
     spt_free(&r);
     return st;
 }

@@ -17,7 +17,10 @@
  * whose donors, in its own and other tiles, have gathered, in the whole grid's order); diffusion
  * substeps and the border with one sample of halo. The field's heights stay in memory (in and
  * out). TRN_ERR_UNSUPPORTED for mfd routing and a critical slope (run those on the whole grid);
- * report gets steps, pits_routed, steps_with_pits and max_area (not the last step's changes). Other errors as trn_stream_power_run, TRN_ERR_IO when the files fail. */
+ * report gets steps, pits_routed, steps_with_pits and max_area (not the last step's changes).
+ * The grid may hold more than 2^32 samples; TRN_ERR_OVERFLOW where what stays 32-bit does not
+ * fit (trn_spt_tiled_limits), checked before any height is read. Other errors as
+ * trn_stream_power_run, TRN_ERR_IO when the files fail. */
 trn_status trn_stream_power_run_tiled(trn_field *field, const trn_stream_power_params *p,
                                       uint32_t tile, const char *dir,
                                       trn_stream_power_report *report, trn_progress_fn progress,
@@ -51,6 +54,35 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
                                            trn_sp_tiled_stats *stats,
                                            trn_stream_power_report *report,
                                            trn_progress_fn progress, void *user, trn_error *err);
+
+/* What the tiled solver numbers in 32 bits, on a grid of nx x nz samples (with its ring of
+ * outlets) in tiles of tile: a tile with one sample around it (fewer than 2^32-1 samples) and
+ * the tiles (fewer than 2^32-1). Samples of the whole grid are numbered in 64 bits, so the grid
+ * itself may hold more than 2^32 (65537^2). TRN_ERR_OVERFLOW names the limit; also checked while
+ * it runs: fewer than 2^32-1 roots of the tiles' trees in a step; drainage counts are held at
+ * 2^32-1 (only a grid above 2^32 samples can reach it). */
+trn_status trn_spt_tiled_limits(uint32_t nx, uint32_t nz, uint32_t tile, trn_error *err);
+
+/* Sample k (row-major inside its tile) of tile t, on a grid nx samples across in tiles of tile,
+ * as an index of the whole grid (64-bit); and the tile holding whole-grid sample v. */
+uint64_t trn_spt_sample_index(uint32_t nx, uint32_t nz, uint32_t tile, uint32_t t, uint32_t k);
+uint32_t trn_spt_tile_of(uint32_t nx, uint32_t tile, uint64_t v);
+
+/* One tile for trn_spt_area_tiles. */
+typedef struct trn_spt_tile_area {
+    uint32_t tile;       /* its number (row by row) */
+    const uint8_t *code; /* its samples' D8 codes to their receivers, 8 for base level */
+    uint32_t *area;      /* out: the samples draining through each (itself included) */
+} trn_spt_tile_area;
+
+/* The tiled solver's drainage counts on the given tiles only, of a grid of nx x nz samples in
+ * tiles of tile (files under dir, sparse: only those tiles are written): each tile's routed
+ * forest and its roots (spt_pass_area), the counts crossing tiles down the chains of exits
+ * (spt_inflows), each tile's area with its inflows, as a step of the run makes them. Tiles in
+ * increasing order; every exit must drain into one of them. Tests place them anywhere on the
+ * largest grid. Errors: TRN_ERR_OVERFLOW (trn_spt_tiled_limits), TRN_ERR_IO, TRN_ERR_NO_MEMORY. */
+trn_status trn_spt_area_tiles(uint32_t nx, uint32_t nz, uint32_t tile, const char *dir,
+                              size_t count, const trn_spt_tile_area *tiles, trn_error *err);
 
 /* With sea_surface: the lowest height a sample under the sea level comes back at (its level less
  * sea_surface_depth; -infinity when that is 0: the bed as it came). */
