@@ -1482,9 +1482,6 @@ static void area_job(sp_state *s, void *arg, int tid, int nt)
     const uint32_t *stack = s->stack, *rcv = s->rcv;
     for (size_t c; (c = sp_take(arg, s->nchunk)) != SIZE_MAX;) {
         const size_t lo = s->chunk_at[c];
-        /* The piece's own samples (its trees hold every donor of each). */
-        for (size_t t = lo; t < s->chunk_at[c + 1]; t++)
-            area[stack[t]] = 1;
         for (size_t t = s->chunk_at[c + 1]; t-- > lo;) {
             if (t >= lo + SP_AHEAD) {
                 const uint32_t w = stack[t - SP_AHEAD];
@@ -1497,8 +1494,18 @@ static void area_job(sp_state *s, void *arg, int tid, int nt)
     }
 }
 
+static void area_init_job(sp_state *s, void *arg, int tid, int nt)
+{
+    (void)arg;
+    size_t lo, hi;
+    sp_share(s->n, tid, nt, &lo, &hi);
+    for (size_t k = lo; k < hi; k++)
+        s->area[k] = 1;
+}
+
 static void sp_area(sp_state *s)
 {
+    sp_par(s, area_init_job, NULL);
     sp_job_args a = {.p = NULL};
     atomic_init(&a.next, 0u);
     sp_par(s, area_job, &a);
@@ -2152,6 +2159,66 @@ double trn_sp_surface_floor(const trn_stream_power_params *p)
     return p->sea_surface_depth > 0 ? p->sea_level - p->sea_surface_depth : -INFINITY;
 }
 
+/* The steps of trn_stream_power_run on the caller's thread (with s->crew, its passes shared
+ * with the crew's helpers). */
+static trn_status sp_steps(sp_state *s, const trn_stream_power_params *p, bool rho8, uint32_t salt,
+                           bool mfd, double cell_area, trn_progress *pr,
+                           trn_stream_power_report *report, double **before, trn_error *err)
+{
+    trn_status st = TRN_OK;
+    for (uint32_t step = 0; step < p->steps && !st; step++) {
+        if (s->crew) sp_crew_check(s->crew, step);
+        if (trn_progress_report(pr, (double)step / (double)p->steps, "stream power")) {
+            st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "stream power: cancelled");
+            break;
+        }
+        const bool last = step + 1 == p->steps;
+        if (last && report) {
+            *before = big_alloc(s->n * sizeof *before);
+            if (*before) memcpy(*before, s->h, s->n * sizeof *before);
+        }
+        SP_MARK(0);
+        sp_uplift(s, p);
+        SP_MARK(1);
+        const uint64_t pits = sp_receivers(s, rho8, salt);
+        sp_donors(s);
+        SP_MARK(2);
+        if (!pits) sp_stack(s);
+        if (pits) {
+            if (!sp_route_pits(s, pits)) {
+                st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                   "stream power: out of memory routing %llu closed depressions",
+                                   (unsigned long long)pits);
+                break;
+            }
+            if (report) {
+                report->pits_routed += pits;
+                report->steps_with_pits++;
+            }
+        }
+        sp_chunks(s);
+        SP_MARK(3);
+        if (mfd) {
+            sp_mfd_levels(s);
+            sp_mfd_route(s, cell_area);
+        } else {
+            sp_area(s);
+        }
+        SP_MARK(4);
+        if (mfd) sp_mfd_incise(s, p);
+        else sp_incise(s, p, cell_area);
+        SP_MARK(5);
+        sp_diffuse(s, p);
+        SP_MARK(6);
+        sp_critical(s, p);
+        sp_follow_border(s, p);
+        SP_MARK(7);
+        if (report) report->steps = step + 1u;
+    }
+    if (s->crew) sp_crew_quit(s->crew);
+    return st;
+}
+
 trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params *p,
                                 trn_stream_power_report *report, trn_progress_fn progress,
                                 void *user, trn_error *err)
@@ -2373,66 +2440,20 @@ trn_status trn_stream_power_run_crew(trn_field *field, const trn_stream_power_pa
     const bool rho8 = p->routing != TRN_ROUTING_D8;
     const uint32_t salt = sp_salt(p->seed);
     double *before = NULL;
-    /* With a crew, its helpers wait here for jobs while the caller's thread runs the steps. */
-#pragma omp parallel num_threads(crew_size) if (crew_size > 1 && s.crew == &own)
+    /* With a crew of its own, the helpers wait in the region for jobs while the caller's
+     * thread runs the steps. Without, no region at all: regions opened inside one (even of one
+     * thread) do not reuse the threads OpenMP keeps between regions. */
+#ifdef _OPENMP
+    if (s.crew && s.crew == &own) {
+#pragma omp parallel num_threads(crew_size)
+        {
+            if (omp_get_thread_num() > 0) sp_crew_serve(s.crew);
+            else st = sp_steps(&s, p, rho8, salt, mfd, cell_area, &pr, report, &before, err);
+        }
+    } else
+#endif
     {
-#ifdef _OPENMP
-    const int tid = omp_get_thread_num();
-    if (tid > 0) sp_crew_serve(s.crew);
-    if (tid == 0)
-#endif
-    for (uint32_t step = 0; step < p->steps && !st; step++) {
-        if (s.crew) sp_crew_check(s.crew, step);
-        if (trn_progress_report(&pr, (double)step / (double)p->steps, "stream power")) {
-            st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "stream power: cancelled");
-            break;
-        }
-        const bool last = step + 1 == p->steps;
-        if (last && report) {
-            before = big_alloc(s.n * sizeof *before);
-            if (before) memcpy(before, s.h, s.n * sizeof *before);
-        }
-        SP_MARK(0);
-        sp_uplift(&s, p);
-        SP_MARK(1);
-        const uint64_t pits = sp_receivers(&s, rho8, salt);
-        sp_donors(&s);
-        SP_MARK(2);
-        if (!pits) sp_stack(&s);
-        if (pits) {
-            if (!sp_route_pits(&s, pits)) {
-                st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
-                                   "stream power: out of memory routing %llu closed depressions",
-                                   (unsigned long long)pits);
-                break;
-            }
-            if (report) {
-                report->pits_routed += pits;
-                report->steps_with_pits++;
-            }
-        }
-        sp_chunks(&s);
-        SP_MARK(3);
-        if (mfd) {
-            sp_mfd_levels(&s);
-            sp_mfd_route(&s, cell_area);
-        } else {
-            sp_area(&s);
-        }
-        SP_MARK(4);
-        if (mfd) sp_mfd_incise(&s, p);
-        else sp_incise(&s, p, cell_area);
-        SP_MARK(5);
-        sp_diffuse(&s, p);
-        SP_MARK(6);
-        sp_critical(&s, p);
-        sp_follow_border(&s, p);
-        SP_MARK(7);
-        if (report) report->steps = step + 1u;
-    }
-#ifdef _OPENMP
-    if (s.crew && tid == 0) sp_crew_quit(s.crew);
-#endif
+        st = sp_steps(&s, p, rho8, salt, mfd, cell_area, &pr, report, &before, err);
     }
 #ifdef _OPENMP
     if (s.crew == &own) sp_crew_dispose(&own);
