@@ -2219,16 +2219,31 @@ static trn_status sp_steps(sp_state *s, const trn_stream_power_params *p, bool r
     return st;
 }
 
+static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn_sp_crew *helped,
+                         trn_stream_power_report *report, trn_progress_fn progress, void *user,
+                         trn_error *err);
+
 trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params *p,
                                 trn_stream_power_report *report, trn_progress_fn progress,
                                 void *user, trn_error *err)
 {
-    return trn_stream_power_run_crew(field, p, NULL, report, progress, user, err);
+    return sp_run(field, p, NULL, report, progress, user, err);
 }
 
 trn_status trn_stream_power_run_crew(trn_field *field, const trn_stream_power_params *p,
-                                     trn_sp_crew *helped, trn_stream_power_report *report,
+                                     trn_sp_crew *crew, trn_stream_power_report *report,
                                      trn_progress_fn progress, void *user, trn_error *err)
+{
+    const trn_status st = sp_run(field, p, crew, report, progress, user, err);
+    /* However the run ended (a refused parameter, out of memory, a grid the crew does not
+     * serve): helpers waiting in trn_sp_crew_help leave, later ones do not stay. */
+    if (crew) sp_crew_quit(crew);
+    return st;
+}
+
+static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn_sp_crew *helped,
+                         trn_stream_power_report *report, trn_progress_fn progress, void *user,
+                         trn_error *err)
 {
     if (report) memset(report, 0, sizeof *report);
     trn_status st = sp_check_run(field, p, err);
