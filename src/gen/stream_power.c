@@ -52,11 +52,12 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
 /* Stack positions ahead of the current one whose samples the passes in stack order prefetch:
  * breadth first, consecutive samples lie apart. */
 #define SP_AHEAD 64u
-/* Grids with fewer samples run on one thread: a step opens about a dozen parallel regions, and
- * on a quiet machine 100 steps on 257^2 take 0.17 s on two threads against 0.14 s on one (1.5x
- * the CPU), 362^2 gains 1.1x for 1.3x the CPU, 513^2 1.26x (bench_busy evolve, 2026-12-05). Waiting
- * threads sleep; they spun when this was 2^19, and 257^2 and 513^2 then ran 3-7 times slower on
- * two threads with other work on the cores. */
+/* Grids with fewer samples open no region per pass: a step runs about a dozen passes, and on
+ * a quiet machine 100 steps on 257^2 took 0.17 s on two threads against 0.14 s on one (1.5x
+ * the CPU), 362^2 gained 1.1x for 1.3x the CPU, 513^2 1.26x (bench_busy evolve, 2026-12-05).
+ * Waiting threads sleep; they spun when this was 2^19, and 257^2 and 513^2 then ran 3-7 times
+ * slower on two threads with other work on the cores. Such grids run on one thread, or on a
+ * crew held through the run where cores are free (sp_crew_size). */
 #define SP_PARALLEL_MIN_SAMPLES (1u << 17)
 
 /* The implicit incision of one sample: Newton on g(x) = x - h0 + fd (x - hr)^n, x in (hr, h0],

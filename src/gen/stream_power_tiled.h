@@ -56,9 +56,10 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
  * sea_surface_depth; -infinity when that is 0: the bed as it came). */
 double trn_sp_surface_floor(const trn_stream_power_params *p);
 
-/* Whether trn_stream_power_run runs field's steps on one thread by default (p->threads 0 and a
- * grid too small for the threads to pay for their barriers): the caller's other threads are
- * then free while it runs. */
+/* Whether trn_stream_power_run runs field's steps without a region per pass by default
+ * (p->threads 0 and a grid too small for the threads to pay for such regions): called inside a
+ * parallel region, it runs on the calling thread, and the caller's other threads are free to
+ * make other work and then join it (trn_sp_crew_help). */
 bool trn_sp_one_thread(const trn_field *field, const trn_stream_power_params *p);
 
 /* Threads that join a small grid's run while it goes on (a cascade's threads once they have
