@@ -15,7 +15,7 @@ __attribute__((destructor)) static void sp_prof_dump(void) {
         __builtin_printf("sp n=%lu steps %ld:", sp_prof_size[b], sp_prof_steps[b]);
         for (int k = 0; k < 7; k++) { __builtin_printf(" %d:%.4f", k, sp_prof_t[b][k]); tot += sp_prof_t[b][k]; }
         __builtin_printf(" total %.4f maxchunk %.3f maxtree %.3f trees %.0f\n", tot, sp_prof_maxchunk[b]/(double)sp_prof_steps[b], sp_prof_maxtree[b]/(double)sp_prof_steps[b], sp_prof_ntrees[b]/(double)sp_prof_steps[b]); } }
-#define SP_MARK(k) do { sp_prof_mark(k, s.n); if (k == 4) { size_t mc = 0, mt = 0; \
-  for (size_t c = 0; c < s.nchunk; c++) if (s.chunk_at[c + 1] - s.chunk_at[c] > mc) mc = s.chunk_at[c + 1] - s.chunk_at[c]; \
-  for (size_t c = 0; c < s.ntrees; c++) if ((size_t)s.tree_at[c + 1] - s.tree_at[c] > mt) mt = (size_t)s.tree_at[c + 1] - s.tree_at[c]; \
-  sp_prof_maxchunk[sp_prof_b] += (double)mc / (double)s.n; sp_prof_maxtree[sp_prof_b] += (double)mt / (double)s.n; sp_prof_ntrees[sp_prof_b] += (double)s.ntrees; } } while (0)
+#define SP_MARK(k) do { sp_prof_mark(k, s->n); if (k == 4) { size_t mc = 0, mt = 0; \
+  for (size_t c = 0; c < s->nchunk; c++) if (s->chunk_at[c + 1] - s->chunk_at[c] > mc) mc = s->chunk_at[c + 1] - s->chunk_at[c]; \
+  for (size_t c = 0; c < s->ntrees; c++) if ((size_t)s->tree_at[c + 1] - s->tree_at[c] > mt) mt = (size_t)s->tree_at[c + 1] - s->tree_at[c]; \
+  sp_prof_maxchunk[sp_prof_b] += (double)mc / (double)s->n; sp_prof_maxtree[sp_prof_b] += (double)mt / (double)s->n; sp_prof_ntrees[sp_prof_b] += (double)s->ntrees; } } while (0)

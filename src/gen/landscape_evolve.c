@@ -461,11 +461,13 @@ static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params
             trn_status st = TRN_OK;
             size_t next = 0;
             int stop = 0;
+            /* NULL (out of memory): the run on one thread, as without helpers. */
+            trn_sp_crew *crew = trn_sp_crew_new(team);
 #pragma omp parallel num_threads(team)
             {
                 if (omp_get_thread_num() == 0) {
                     /* The caller's thread: the run's progress reports come from it as before. */
-                    st = trn_stream_power_run(coarse, sp, report, progress, user, err);
+                    st = trn_stream_power_run_crew(coarse, sp, crew, report, progress, user, err);
 #pragma omp atomic write
                     stop = 1;
                 } else {
@@ -494,8 +496,11 @@ static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params
                             um = q->fm;
                             km = q->fk;
                         }
+                    /* Nothing left to make ahead: the run's passes, while it lasts. */
+                    trn_sp_crew_help(crew);
                 }
             }
+            trn_sp_crew_free(crew);
             /* Every row under the counter was taken, and made before its thread left. */
             size_t made = next < total ? next : total;
             for (evolve_prep *q = chain; q; q = q->outer) {

@@ -4,10 +4,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/checked.h"
@@ -50,11 +53,12 @@ void trn_stream_power_params_default(trn_stream_power_params *p)
 /* Stack positions ahead of the current one whose samples the passes in stack order prefetch:
  * breadth first, consecutive samples lie apart. */
 #define SP_AHEAD 64u
-/* Grids with fewer samples run on one thread: a step opens about a dozen parallel regions, and
- * on a quiet machine 100 steps on 257^2 take 0.17 s on two threads against 0.14 s on one (1.5x
- * the CPU), 362^2 gains 1.1x for 1.3x the CPU, 513^2 1.26x (bench_busy evolve, 2026-12-05). Waiting
- * threads sleep; they spun when this was 2^19, and 257^2 and 513^2 then ran 3-7 times slower on
- * two threads with other work on the cores. */
+/* Grids with fewer samples open no region per pass: a step runs about a dozen passes, and on
+ * a quiet machine 100 steps on 257^2 took 0.17 s on two threads against 0.14 s on one (1.5x
+ * the CPU), 362^2 gained 1.1x for 1.3x the CPU, 513^2 1.26x (bench_busy evolve, 2026-12-05).
+ * Waiting threads sleep; they spun when this was 2^19, and 257^2 and 513^2 then ran 3-7 times
+ * slower on two threads with other work on the cores. Such grids run on one thread, or on a
+ * crew held through the run where cores are free (sp_crew_size). */
 #define SP_PARALLEL_MIN_SAMPLES (1u << 17)
 
 /* The implicit incision of one sample: Newton on g(x) = x - h0 + fd (x - hr)^n, x in (hr, h0],
@@ -181,6 +185,7 @@ typedef struct sp_state {
      * sample inside it whose height it takes while diffusion runs (no flux across the edge). */
     uint32_t *wall, *wall_in;
     size_t nwall;
+    struct sp_crew *crew; /* small grids: the threads held through the run (NULL: none) */
 } sp_state;
 
 /* A wall's height outside diffusion: no slope towards it is positive, no pass across it is
@@ -215,6 +220,301 @@ static void sp_free(sp_state *s)
     free(s->dep);
     free(s->wall);
     free(s->wall_in);
+}
+
+/* ---- Passes on threads: a region per pass, or a crew held through a small grid's run ----
+ *
+ * Each pass that splits is a job, fn(s, arg, tid, nt): thread tid of nt does its share (rows,
+ * samples or the stack's pieces), and any split gives the same bytes. Large grids run a job in
+ * a parallel region of its own. On small grids a region per pass cost more than the work (a
+ * step runs about fourteen; with waiting threads asleep, as the command line sets them, each is
+ * a round of wake-ups: 100 steps on 257^2 took 1.3x longer on two threads than on one), so
+ * there the run holds a crew: the caller's thread runs the steps and posts each job to the
+ * helpers that have joined, which wait for the next one by spinning for up to SP_SPIN_NS and
+ * then sleeping. Where a helper has a core to itself the spin takes a job within a
+ * microsecond; where it has not, the sleep gives the core up soon. A helper may join while
+ * the run goes on (a cascade's thread that first makes the finer levels' inputs): the caller
+ * splits each job among the helpers there when it posts it. */
+#define SP_SPIN_NS 40000L
+/* The most threads in a crew (a post carries its count in 8 bits). */
+#define SP_CREW_MOST 64
+
+typedef void (*sp_job_fn)(sp_state *s, void *arg, int tid, int nt);
+
+typedef struct sp_crew {
+    sp_state *s;       /* the run's state, set before the first job */
+    sp_job_fn fn;      /* the job posted */
+    void *arg;
+    int most;          /* the threads the run's pieces are cut for */
+    atomic_bool quit;  /* the run is over: helpers leave */
+    atomic_uint post;  /* jobs posted so far << 8 | the last one's nt */
+    atomic_uint done;  /* helpers' finished shares so far */
+    atomic_int joined; /* helpers that have joined */
+    unsigned owed;     /* the caller's count of shares posted to helpers */
+    atomic_int sleepers;
+    bool solo;          /* the caller runs the jobs alone for now */
+    bool asked;         /* an explicit thread count: never alone */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+} sp_crew;
+
+static inline void sp_relax(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static long sp_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* Waits until the counter *word reaches target: spins up to SP_SPIN_NS, then sleeps until
+ * sp_crew_add wakes it. */
+static void sp_crew_wait(sp_crew *c, atomic_uint *word, unsigned target)
+{
+    long t0 = 0;
+    for (unsigned i = 0;; i++) {
+        if ((int)(atomic_load_explicit(word, memory_order_acquire) - target) >= 0) return;
+        if ((i & 63u) == 63u) {
+            const long t = sp_now_ns();
+            if (!t0) t0 = t;
+            else if (t - t0 > SP_SPIN_NS) break;
+        }
+        sp_relax();
+    }
+    pthread_mutex_lock(&c->lock);
+    /* Sequentially consistent: either sp_crew_add's load sees this count, or this load sees
+     * the counter it added to. */
+    atomic_fetch_add(&c->sleepers, 1);
+    while ((int)(atomic_load(word) - target) < 0)
+        pthread_cond_wait(&c->wake, &c->lock);
+    atomic_fetch_sub(&c->sleepers, 1);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Wakes whoever sleeps waiting on a counter just changed. */
+static void sp_crew_wake(sp_crew *c)
+{
+    if (atomic_load(&c->sleepers)) {
+        pthread_mutex_lock(&c->lock);
+        pthread_cond_broadcast(&c->wake);
+        pthread_mutex_unlock(&c->lock);
+    }
+}
+
+/* Adds to a counter and wakes whoever sleeps waiting on it. */
+static void sp_crew_add(sp_crew *c, atomic_uint *word, unsigned add)
+{
+    atomic_fetch_add(word, add);
+    sp_crew_wake(c);
+}
+
+/* The caller's side: the next job, split among nt threads (its fn and arg set before). */
+static void sp_crew_post(sp_crew *c, int nt)
+{
+    const unsigned seq = (atomic_load_explicit(&c->post, memory_order_relaxed) >> 8) + 1u;
+    atomic_store(&c->post, seq << 8 | (unsigned)nt);
+    sp_crew_wake(c);
+}
+
+static bool sp_crew_init(sp_crew *c, int most)
+{
+    memset(c, 0, sizeof *c);
+    atomic_init(&c->quit, false);
+    atomic_init(&c->post, 0u);
+    atomic_init(&c->done, 0u);
+    atomic_init(&c->joined, 0);
+    atomic_init(&c->sleepers, 0);
+    c->most = most < SP_CREW_MOST ? most : SP_CREW_MOST;
+    if (pthread_mutex_init(&c->lock, NULL) != 0) return false;
+    if (pthread_cond_init(&c->wake, NULL) != 0) {
+        pthread_mutex_destroy(&c->lock);
+        return false;
+    }
+    return true;
+}
+
+static void sp_crew_dispose(sp_crew *c)
+{
+    pthread_cond_destroy(&c->wake);
+    pthread_mutex_destroy(&c->lock);
+}
+
+/* A helper: joins and runs its share of each job posted after it joined, until the run ends
+ * (at once if it has). A job posted before the caller counted it gives it no share, and the
+ * caller does not wait for it then, so it may miss posts: each post carries its thread count,
+ * and the helper answers the latest one only. */
+static void sp_crew_serve(sp_crew *c)
+{
+    unsigned seen = atomic_load(&c->post) >> 8;
+    if (atomic_load(&c->quit)) return;
+    const int tid = atomic_fetch_add(&c->joined, 1) + 1;
+    for (;;) {
+        sp_crew_wait(c, &c->post, (seen + 1u) << 8);
+        const unsigned w = atomic_load_explicit(&c->post, memory_order_acquire);
+        seen = w >> 8;
+        if (atomic_load_explicit(&c->quit, memory_order_relaxed)) return;
+        const int nt = (int)(w & 255u);
+        if (tid >= nt) continue;
+        c->fn(c->s, c->arg, tid, nt);
+        sp_crew_add(c, &c->done, 1u);
+    }
+}
+
+/* The caller's side at the end of the run: the helpers leave, and later ones do not join. */
+static void sp_crew_quit(sp_crew *c)
+{
+    atomic_store(&c->quit, true);
+    sp_crew_post(c, 1);
+}
+
+static inline long sp_idle_cores(void);
+/* Profiling builds may define SP_IDLE_CORES() to a number: a shared machine's benchmark runs
+ * as if that many cores were free. */
+#ifndef SP_IDLE_CORES
+#define SP_IDLE_CORES() sp_idle_cores()
+#endif
+
+/* Every SP_CREW_CHECK steps of a default run: while a task waits for a core (other programs
+ * started), the caller runs the jobs alone, since a helper that shares its core waits a time
+ * slice at every job (the crew's own threads count as running: a spinning helper is). */
+#define SP_CREW_CHECK 8u
+static void sp_crew_check(sp_crew *c, uint32_t step)
+{
+    if (c->asked || step % SP_CREW_CHECK) return;
+    c->solo = SP_IDLE_CORES() < 0;
+}
+
+/* Runs a job on the threads there are: the crew, a region of its own, or this thread. */
+static void sp_par(sp_state *s, sp_job_fn fn, void *arg)
+{
+    sp_crew *c = s->crew;
+    if (c) {
+        int helpers = c->solo ? 0 : atomic_load(&c->joined);
+        if (helpers > SP_CREW_MOST - 1) helpers = SP_CREW_MOST - 1;
+        if (helpers > 0) {
+            c->fn = fn;
+            c->arg = arg;
+            c->owed += (unsigned)helpers;
+            sp_crew_post(c, 1 + helpers);
+            fn(s, arg, 0, 1 + helpers);
+            sp_crew_wait(c, &c->done, c->owed);
+            return;
+        }
+    }
+#ifdef _OPENMP
+    if (!c && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+#pragma omp parallel
+        fn(s, arg, omp_get_thread_num(), omp_get_num_threads());
+        return;
+    }
+#endif
+    fn(s, arg, 0, 1);
+}
+
+/* The threads the stack's pieces are cut for. */
+static int sp_par_threads(const sp_state *s)
+{
+    if (s->crew) return s->crew->most;
+#ifdef _OPENMP
+    return omp_in_parallel() ? 1 : omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* The online CPUs less the runnable tasks of /proc/loadavg (this thread among them): the
+ * cores no process is running on now (the drainage's strips follow the same rule); below 0,
+ * tasks are waiting for a core. A helper that shares its core with another program waits a
+ * time slice for it at every job, so small grids run on one thread on a busy machine; the
+ * bytes are the same either way. */
+static inline long sp_idle_cores(void)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    FILE *f = fopen("/proc/loadavg", "r");
+    long running = -1;
+    if (f) {
+        double a, b, c;
+        if (fscanf(f, "%lf %lf %lf %ld/", &a, &b, &c, &running) != 4) running = -1;
+        fclose(f);
+    }
+    if (cpus < 1 || running < 1) return -1;
+    return cpus - running;
+}
+
+/* The crew's threads for a run of its own (1: none): small grids, not MFD, not already in a
+ * parallel region; the threads asked for, or by default no more than the cores free now. */
+static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, bool mfd)
+{
+#ifdef _OPENMP
+    if (s->n >= SP_PARALLEL_MIN_SAMPLES || mfd || omp_in_parallel()) return 1;
+    if (p->threads > 0) return p->threads < SP_CREW_MOST ? p->threads : SP_CREW_MOST;
+    const long most = omp_get_max_threads(), idle = SP_IDLE_CORES();
+    if (most < 2 || idle < 1) return 1;
+    return (int)(most < 1 + idle ? most : 1 + idle);
+#else
+    (void)s;
+    (void)p;
+    (void)mfd;
+    return 1;
+#endif
+}
+
+trn_sp_crew *trn_sp_crew_new(int threads)
+{
+    sp_crew *c = malloc(sizeof *c);
+    if (c && !sp_crew_init(c, threads > 1 ? threads : 1)) {
+        free(c);
+        c = NULL;
+    }
+    return c;
+}
+
+void trn_sp_crew_free(trn_sp_crew *c)
+{
+    if (!c) return;
+    sp_crew_dispose(c);
+    free(c);
+}
+
+void trn_sp_crew_help(trn_sp_crew *c)
+{
+    /* Only with a core of its own: no task waiting for one (the run's thread and this one
+     * are among those running). */
+    if (c && SP_IDLE_CORES() >= 0) sp_crew_serve(c);
+}
+
+/* Thread tid's share [*lo, *hi) of count items split in nt. */
+static inline void sp_share(size_t count, int tid, int nt, size_t *lo, size_t *hi)
+{
+    *lo = count * (size_t)tid / (size_t)nt;
+    *hi = count * (size_t)(tid + 1) / (size_t)nt;
+}
+
+/* What the passes' jobs read; the counters are set before each job. */
+typedef struct sp_job_args {
+    const trn_stream_power_params *p;
+    double cell_area;
+    bool rho8;
+    uint32_t salt;
+    atomic_ullong sum;  /* the receivers' pits */
+    atomic_size_t next; /* the next of the stack's pieces to take */
+    const double *h;    /* diffusion: from h into out */
+    double *out;
+    double ax, az, kdt;
+} sp_job_args;
+
+/* The next of count pieces for a job's thread, SIZE_MAX when none is left. */
+static inline size_t sp_take(sp_job_args *a, size_t count)
+{
+    const size_t c = atomic_fetch_add_explicit(&a->next, 1u, memory_order_relaxed);
+    return c < count ? c : SIZE_MAX;
 }
 
 #include "core/kernel.h"
@@ -385,8 +685,11 @@ static uint32_t sp_salt(uint64_t seed)
 /* Steepest strict descent (or Rho8's randomised one) per sample; returns the number of interior
  * pits, and each row's in row_pits. Each sample reads only heights, so rows split over threads
  * give the same result. The border is base level, so interior samples need no bounds checks. */
-static uint64_t sp_receivers(sp_state *s, bool rho8, uint32_t salt)
+static void receivers_job(sp_state *s, void *arg, int tid, int nt)
 {
+    sp_job_args *a = arg;
+    const bool rho8 = a->rho8;
+    const uint32_t salt = a->salt;
     const uint32_t nx = s->nx, nz = s->nz;
     const double *h = s->h;
     const uint8_t *base = s->base;
@@ -404,8 +707,9 @@ static uint64_t sp_receivers(sp_state *s, bool rho8, uint32_t salt)
     const double inv_x = 1.0 / s->dx, inv_z = 1.0 / s->dz;
     const double inv_unit = 1.4142135623730951 / s->dd;
     uint64_t pits = 0;
-#pragma omp parallel for schedule(static) reduction(+ : pits)
-    for (uint32_t j = 0; j < nz; j++) {
+    size_t j0, j1;
+    sp_share(nz, tid, nt, &j0, &j1);
+    for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
             for (uint32_t i = 0; i < nx; i++) {
@@ -433,18 +737,28 @@ static uint64_t sp_receivers(sp_state *s, bool rho8, uint32_t salt)
         s->row_pits[j] = row_pits;
         pits += row_pits;
     }
-    return pits;
+    atomic_fetch_add_explicit(&a->sum, pits, memory_order_relaxed);
+}
+
+static uint64_t sp_receivers(sp_state *s, bool rho8, uint32_t salt)
+{
+    sp_job_args a = {.rho8 = rho8, .salt = salt};
+    atomic_init(&a.sum, 0u);
+    sp_par(s, receivers_job, &a);
+    return atomic_load(&a.sum);
 }
 
 /* The donor masks from the receiver codes: bit d of dmask[v] is set when the neighbour in
  * direction d has v as its receiver (its code points back, (d + 4) mod 8). */
-static void sp_donors(sp_state *s)
+static void donors_job(sp_state *s, void *arg, int tid, int nt)
 {
+    (void)arg;
     const uint32_t nx = s->nx, nz = s->nz;
     const uint8_t *rc = s->rcode;
     uint8_t *dm = s->dmask;
-#pragma omp parallel for schedule(static)
-    for (uint32_t j = 0; j < nz; j++) {
+    size_t j0, j1;
+    sp_share(nz, tid, nt, &j0, &j1);
+    for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
             for (uint32_t i = 0; i < nx; i++) {
@@ -471,6 +785,11 @@ static void sp_donors(sp_state *s)
                                     (up[i - 1] == 1) << 5 | (up[i] == 2) << 6 |
                                     (up[i + 1] == 3) << 7);
     }
+}
+
+static void sp_donors(sp_state *s)
+{
+    sp_par(s, donors_job, NULL);
 }
 
 /* The tree of donors below root, breadth first, appended to stack at top (the stack is its
@@ -521,10 +840,7 @@ static void sp_stack(sp_state *s)
  * side by side with the same results as one after the other. */
 static void sp_chunks(sp_state *s)
 {
-    size_t want = 1;
-#ifdef _OPENMP
-    want = (size_t)omp_get_max_threads();
-#endif
+    size_t want = (size_t)sp_par_threads(s);
     if (want > SP_MAX_CHUNKS) want = SP_MAX_CHUNKS;
     size_t c = 1;
     s->chunk_at[0] = 0;
@@ -545,46 +861,62 @@ static void sp_chunks(sp_state *s)
 }
 
 /* With pits: the trees into buf, labelled with their basins (s->basin: 0 for every base-level
- * tree, 1.. for the pits' trees in index order; the base-level trees' starts in tree_at and
- * each base-level root's tree number in area, which sp_area rewrites), by two workers (threads
- * when there are): the first takes the base-level trees into buf[0 ..), then both take blocks
- * of rows as they come free and walk the trees of the pits in them, the first into its part,
- * the second into buf[n + 8 ..) (buf holds 2 n + 16). Basin b fills buf[seg[2 b] ..
- * seg[2 b + 1]), wherever it landed: the labels and the segments do not depend on which
- * worker walked a tree. */
-static void sp_stack_basins(sp_state *s, uint32_t *buf, size_t *seg)
+ * tree, 1.. for the pits' trees in index order; each base-level root's tree number in area,
+ * which sp_area rewrites), by two workers (threads when there are): both take blocks of
+ * SP_BASE_TREES base-level trees, then blocks of rows, as they come free, and walk the trees
+ * (of the base-level roots; of the pits in the rows), the first into buf[0 ..), the second
+ * into buf[n + 8 ..) (buf holds 2 n + 16). Base-level tree t fills buf[bseg[2 t] ..
+ * bseg[2 t + 1]), basin b >= 1 buf[seg[2 b] .. seg[2 b + 1]), wherever they landed: the
+ * labels and the trees' samples do not depend on which worker walked a tree. (The base-level
+ * trees all went to the first worker once: a third of a 257^2 step's time on one thread.)
+ * The first worker takes blocks from the first tree and row on, the second from the last
+ * back: the two write labels far apart (neighbouring trees' labels share cache lines). */
+#define SP_BASE_TREES 16u
+typedef struct sp_basins_args {
+    uint32_t *buf;
+    size_t *seg, *bseg;
+    atomic_size_t trees, rows; /* blocks taken, of base-level trees and of rows */
+} sp_basins_args;
+
+/* Worker w's k-th block of count, taking from the front (w 0) or the back (w 1) while any is
+ * left (taken counts the blocks of both); SIZE_MAX when none is. */
+static size_t sp_take_end(atomic_size_t *taken, size_t count, int w, size_t k)
 {
+    if (atomic_fetch_add_explicit(taken, 1u, memory_order_relaxed) >= count) return SIZE_MAX;
+    return w ? count - 1u - k : k;
+}
+
+static void basins_job(sp_state *s, void *arg, int tid, int nt)
+{
+    sp_basins_args *a = arg;
+    uint32_t *buf = a->buf;
+    size_t *seg = a->seg;
     const uint32_t nx = s->nx, nz = s->nz;
-    uint32_t *row_at = s->row_at;
-    row_at[0] = 0;
-    for (uint32_t j = 0; j < nz; j++)
-        row_at[j + 1] = row_at[j] + s->row_pits[j];
-    uint32_t next = 0; /* the next block of rows */
-#pragma omp parallel for schedule(static)
-    for (int w = 0; w < 2; w++) {
+    const uint32_t *row_at = s->row_at;
+    for (int w = tid; w < 2; w += nt) {
         const size_t at = w ? s->n + 8u : 0;
         uint32_t *out = buf + at;
         size_t top = 0;
-        if (w == 0) {
-            for (size_t t = 0; t < s->nbroot; t++) {
-                const uint32_t k = s->broot[t];
-                s->tree_at[t] = (uint32_t)top;
-                s->area[k] = (uint32_t)t;
-                top = sp_tree(s, out, k, top, s->basin, 0);
+        const size_t tree_blocks = (s->nbroot + SP_BASE_TREES - 1u) / SP_BASE_TREES;
+        for (size_t m = 0;; m++) {
+            const size_t b = sp_take_end(&a->trees, tree_blocks, w, m);
+            if (b == SIZE_MAX) break;
+            const size_t t1 = s->nbroot - b * SP_BASE_TREES > SP_BASE_TREES
+                                  ? (b + 1u) * SP_BASE_TREES
+                                  : s->nbroot;
+            for (size_t t = b * SP_BASE_TREES; t < t1; t++) {
+                const uint32_t r = s->broot[t];
+                s->area[r] = (uint32_t)t;
+                a->bseg[2 * t] = at + top;
+                top = sp_tree(s, out, r, top, s->basin, 0);
+                a->bseg[2 * t + 1] = at + top;
             }
-            s->tree_at[s->nbroot] = (uint32_t)top;
-            s->ntrees = s->nbroot;
-            seg[0] = 0;
-            seg[1] = top;
         }
-        for (;;) {
-            uint32_t j0;
-#pragma omp atomic capture
-            {
-                j0 = next;
-                next += SP_PIT_ROWS;
-            }
-            if (j0 >= nz) break;
+        const size_t row_blocks = (nz + SP_PIT_ROWS - 1u) / SP_PIT_ROWS;
+        for (size_t m = 0;; m++) {
+            const size_t b = sp_take_end(&a->rows, row_blocks, w, m);
+            if (b == SIZE_MAX) break;
+            const uint32_t j0 = (uint32_t)(b * SP_PIT_ROWS);
             const uint32_t j1 = nz - j0 > SP_PIT_ROWS ? j0 + SP_PIT_ROWS : nz;
             for (uint32_t j = j0; j < j1; j++) {
                 if (!s->row_pits[j]) continue;
@@ -599,6 +931,19 @@ static void sp_stack_basins(sp_state *s, uint32_t *buf, size_t *seg)
             }
         }
     }
+}
+
+static void sp_stack_basins(sp_state *s, uint32_t *buf, size_t *seg, size_t *bseg)
+{
+    uint32_t *row_at = s->row_at;
+    row_at[0] = 0;
+    for (uint32_t j = 0; j < s->nz; j++)
+        row_at[j + 1] = row_at[j] + s->row_pits[j];
+    s->ntrees = s->nbroot;
+    sp_basins_args a = {.buf = buf, .seg = seg, .bseg = bseg};
+    atomic_init(&a.trees, 0u);
+    atomic_init(&a.rows, 0u);
+    sp_par(s, basins_job, &a);
 }
 
 /* A link between two basins across neighbouring samples a (in one) and b (in the other); the
@@ -821,6 +1166,122 @@ static bool sp_passes(const sp_state *s, sp_pass_table *t, uint8_t *flags, uint3
  * above their new receiver) do not erode; the sill carries the basin's area and incision lowers
  * it. Leaves the stack of the routed forest; the donor masks follow the carving.
  * Returns false when out of memory. */
+/* What sp_route_pits's jobs share. */
+typedef struct sp_route_args {
+    /* The passes: each worker's table, row flags, sorted list and its length, success. */
+    sp_pass_table t[2];
+    uint8_t *flags[2];
+    sp_edge *part[2];
+    size_t npart[2];
+    bool wok[2];
+    /* The base-level trees of the basins draining into the outlet basin. */
+    const uint32_t *queue, *drains_to, *below;
+    uint32_t *tree_of;
+    size_t qt;
+    /* The new stack, tree by tree. */
+    const uint32_t *old, *order, *sill;
+    const size_t *seg, *bseg, *first, *at;
+    atomic_size_t next;
+} sp_route_args;
+
+/* Two workers over halves of the rows, each with its own table, whose passes it then sorts. */
+static void passes_job(sp_state *s, void *arg, int tid, int nt)
+{
+    sp_route_args *a = arg;
+    const uint32_t mid = s->nz / 2u;
+    for (int w = tid; w < 2; w += nt) {
+        sp_pass_table *t = &a->t[w];
+        a->wok[w] = sp_passes(s, t, a->flags[w], w ? mid : 0, w ? s->nz : mid);
+        const size_t c = t->count;
+        a->part[w] = a->wok[w] ? malloc((c ? c : 1) * sizeof *a->part[w]) : NULL;
+        sp_edge *scratch = a->part[w] ? malloc((c ? c : 1) * sizeof *scratch) : NULL;
+        a->wok[w] = scratch != NULL;
+        if (a->wok[w]) {
+            size_t q = 0;
+            for (size_t k = 0; k < t->cap; k++)
+                if (t->slots[k].key != UINT64_MAX) a->part[w][q++] = t->slots[k].e;
+            a->npart[w] = q;
+            edge_sort(a->part[w], scratch, q);
+        }
+        free(scratch);
+    }
+}
+
+/* Each basin draining into the outlet basin: its receivers there (which carving does not
+ * change) followed to the root, in blocks of 16 of the breadth-first order. */
+static void tree_of_job(sp_state *s, void *arg, int tid, int nt)
+{
+    (void)tid;
+    (void)nt;
+    sp_route_args *a = arg;
+    for (;;) {
+        const size_t q0 = 1u + 16u * atomic_fetch_add_explicit(&a->next, 1u, memory_order_relaxed);
+        if (q0 >= a->qt) break;
+        const size_t q1 = a->qt - q0 > 16u ? q0 + 16u : a->qt;
+        for (size_t q = q0; q < q1; q++) {
+            const uint32_t c = a->queue[q];
+            if (a->drains_to[c] != 0) continue;
+            uint32_t x = a->below[c];
+            while (s->rcv[x] != x)
+                x = s->rcv[x];
+            a->tree_of[c] = s->area[x];
+        }
+    }
+}
+
+/* The new stack, base-level tree by tree in blocks of 64 trees (see sp_route_pits). */
+static void carve_job(sp_state *s, void *arg, int tid, int nt)
+{
+    (void)tid;
+    (void)nt;
+    sp_route_args *a = arg;
+    const uint32_t *old = a->old, *order = a->order, *sill = a->sill, *below = a->below;
+    const size_t *seg = a->seg, *first = a->first, *at = a->at;
+    uint32_t *basin = s->basin;
+    for (;;) {
+        const size_t i0 = 64u * atomic_fetch_add_explicit(&a->next, 1u, memory_order_relaxed);
+        if (i0 >= s->ntrees) break;
+        const size_t i1 = s->ntrees - i0 > 64u ? i0 + 64u : s->ntrees;
+        for (size_t i = i0; i < i1; i++) {
+            const size_t os = a->bseg[2 * i], oe = a->bseg[2 * i + 1];
+            size_t top = at[i];
+            memcpy(s->stack + top, old + os, (oe - os) * sizeof *old);
+            top += oe - os;
+            for (size_t o = i ? first[i - 1] : 0; o < first[i]; o++) {
+                const uint32_t b = order[o];
+                /* Carve: reverse the receivers from the basin's sill back to its
+                 * pit, so the basin drains out over its sill to the downstream
+                 * side, and the sill, carrying the basin's area, is the sample
+                 * that erodes. Each reversed link moves its donor bit to the
+                 * other end. The path goes on the stack as it is walked, and is
+                 * marked so that the pass over the old segment skips it. */
+                uint32_t prev = below[b], cur = sill[b];
+                uint8_t code = neighbour_code(s, cur, prev);
+                for (;;) {
+                    const uint32_t nxt = s->rcv[cur];
+                    const uint8_t oc = s->rcode[cur];
+                    if (oc != 8) s->dmask[nxt] &= (uint8_t)~(1u << ((oc + 4u) & 7u));
+                    s->rcv[cur] = prev;
+                    s->rcode[cur] = code;
+                    s->dmask[prev] |= (uint8_t)(1u << ((code + 4u) & 7u));
+                    s->stack[top++] = cur;
+                    basin[cur] = UINT32_MAX;
+                    if (nxt == cur) break; /* the pit */
+                    code = (uint8_t)((oc + 4u) & 7u); /* nxt now drains back to cur */
+                    prev = cur;
+                    cur = nxt;
+                }
+                for (size_t k = seg[2 * b]; k < seg[2 * b + 1]; k++) {
+                    if (k + SP_AHEAD < seg[2 * b + 1])
+                        SP_PREFETCH(&basin[old[k + SP_AHEAD]]);
+                    const uint32_t v = old[k];
+                    if (basin[v] != UINT32_MAX) s->stack[top++] = v;
+                }
+            }
+        }
+    }
+}
+
 static bool sp_route_pits(sp_state *s, uint64_t pits)
 {
     const uint32_t nb = (uint32_t)pits + 1u;
@@ -828,8 +1289,13 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
     /* The forest before carving, in the diffusion buffer (free until diffusion). */
     uint32_t *old = (uint32_t *)(void *)s->tmp;
     size_t *seg = malloc(2 * (size_t)nb * sizeof *seg);
-    if (!seg) return false;
-    sp_stack_basins(s, old, seg);
+    size_t *bseg = malloc(2 * (s->nbroot ? s->nbroot : 1) * sizeof *bseg);
+    if (!seg || !bseg) {
+        free(seg);
+        free(bseg);
+        return false;
+    }
+    sp_stack_basins(s, old, seg, bseg);
     uint32_t *parent = malloc((size_t)nb * sizeof *parent);
     uint32_t *sill = NULL;    /* per basin: the sample its water leaves by (its pass's end) */
     uint32_t *below = NULL;   /* per basin: the sample across the pass it drains into */
@@ -838,10 +1304,12 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
      * passes it then sorts (edge_cmp's order); the two lists are merged. A pair of basins
      * met by both halves has a pass in each list: Kruskal meets the lower one first and
      * skips the other (the two basins are joined by then), as if only the lower were kept. */
-    sp_pass_table t[2];
-    uint8_t *flags[2];
-    sp_edge *part[2] = {NULL, NULL};
-    size_t npart[2] = {0, 0};
+    sp_route_args a = {.part = {NULL, NULL}, .npart = {0, 0}};
+    atomic_init(&a.next, 0u);
+    sp_pass_table *t = a.t;
+    uint8_t **flags = a.flags;
+    sp_edge **part = a.part;
+    const size_t *npart = a.npart;
     bool ok = parent != NULL;
     for (int w = 0; w < 2; w++) {
         t[w] = (sp_pass_table){4096, 0, malloc(4096 * sizeof(sp_pass_slot)),
@@ -855,25 +1323,8 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
         memset(t[w].col_key, 0xff, s->nx * sizeof *t[w].col_key);
     }
     if (ok) {
-        bool wok[2] = {true, true};
-        const uint32_t mid = s->nz / 2u;
-#pragma omp parallel for schedule(static)
-        for (int w = 0; w < 2; w++) {
-            wok[w] = sp_passes(s, &t[w], flags[w], w ? mid : 0, w ? s->nz : mid);
-            const size_t c = t[w].count;
-            part[w] = wok[w] ? malloc((c ? c : 1) * sizeof *part[w]) : NULL;
-            sp_edge *scratch = part[w] ? malloc((c ? c : 1) * sizeof *scratch) : NULL;
-            wok[w] = scratch != NULL;
-            if (wok[w]) {
-                size_t q = 0;
-                for (size_t k = 0; k < t[w].cap; k++)
-                    if (t[w].slots[k].key != UINT64_MAX) part[w][q++] = t[w].slots[k].e;
-                npart[w] = q;
-                edge_sort(part[w], scratch, q);
-            }
-            free(scratch);
-        }
-        ok = wok[0] && wok[1];
+        sp_par(s, passes_job, &a);
+        ok = a.wok[0] && a.wok[1];
     }
     for (int w = 0; w < 2; w++) {
         free(flags[w]);
@@ -950,15 +1401,13 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
             /* The base-level tree of each basin draining into basin 0: its receivers there
              * (which carving does not change) followed to the root, on the threads; the
              * others take their downstream basin's, in the breadth-first order. */
-#pragma omp parallel for schedule(dynamic, 16)
-            for (size_t q = 1; q < qt; q++) {
-                const uint32_t c = queue[q];
-                if (drains_to[c] != 0) continue;
-                uint32_t x = below[c];
-                while (s->rcv[x] != x)
-                    x = s->rcv[x];
-                tree_of[c] = s->area[x];
-            }
+            a.queue = queue;
+            a.qt = qt;
+            a.drains_to = drains_to;
+            a.below = below;
+            a.tree_of = tree_of;
+            atomic_store_explicit(&a.next, 0u, memory_order_relaxed);
+            sp_par(s, tree_of_job, &a);
             for (size_t q = 1; q < qt; q++) {
                 const uint32_t c = queue[q];
                 if (drains_to[c] != 0) tree_of[c] = tree_of[drains_to[c]];
@@ -987,49 +1436,22 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                 if (ok) {
                     at[0] = 0;
                     for (size_t i = 0; i < s->ntrees; i++) {
-                        size_t size = (size_t)s->tree_at[i + 1] - s->tree_at[i];
+                        size_t size = bseg[2 * i + 1] - bseg[2 * i];
                         for (size_t o = i ? first[i - 1] : 0; o < first[i]; o++)
                             size += seg[2 * order[o] + 1] - seg[2 * order[o]];
                         at[i + 1] = at[i] + size;
                     }
-#pragma omp parallel for schedule(dynamic, 64)
-                    for (size_t i = 0; i < s->ntrees; i++) {
-                        const size_t os = s->tree_at[i], oe = s->tree_at[i + 1];
-                        size_t top = at[i];
-                        memcpy(s->stack + top, old + os, (oe - os) * sizeof *old);
-                        top += oe - os;
-                        for (size_t o = i ? first[i - 1] : 0; o < first[i]; o++) {
-                            const uint32_t b = order[o];
-                            /* Carve: reverse the receivers from the basin's sill back to its
-                             * pit, so the basin drains out over its sill to the downstream
-                             * side, and the sill, carrying the basin's area, is the sample
-                             * that erodes. Each reversed link moves its donor bit to the
-                             * other end. The path goes on the stack as it is walked, and is
-                             * marked so that the pass over the old segment skips it. */
-                            uint32_t prev = below[b], cur = sill[b];
-                            uint8_t code = neighbour_code(s, cur, prev);
-                            for (;;) {
-                                const uint32_t nxt = s->rcv[cur];
-                                const uint8_t oc = s->rcode[cur];
-                                if (oc != 8) s->dmask[nxt] &= (uint8_t)~(1u << ((oc + 4u) & 7u));
-                                s->rcv[cur] = prev;
-                                s->rcode[cur] = code;
-                                s->dmask[prev] |= (uint8_t)(1u << ((code + 4u) & 7u));
-                                s->stack[top++] = cur;
-                                basin[cur] = UINT32_MAX;
-                                if (nxt == cur) break; /* the pit */
-                                code = (uint8_t)((oc + 4u) & 7u); /* nxt now drains back to cur */
-                                prev = cur;
-                                cur = nxt;
-                            }
-                            for (size_t k = seg[2 * b]; k < seg[2 * b + 1]; k++) {
-                                if (k + SP_AHEAD < seg[2 * b + 1])
-                                    SP_PREFETCH(&basin[old[k + SP_AHEAD]]);
-                                const uint32_t v = old[k];
-                                if (basin[v] != UINT32_MAX) s->stack[top++] = v;
-                            }
-                        }
-                    }
+                    sp_route_args *ra = &a;
+                    ra->old = old;
+                    ra->order = order;
+                    ra->sill = sill;
+                    ra->below = below;
+                    ra->seg = seg;
+                    ra->bseg = bseg;
+                    ra->first = first;
+                    ra->at = at;
+                    atomic_store_explicit(&ra->next, 0u, memory_order_relaxed);
+                    sp_par(s, carve_job, ra);
                     for (size_t i = 0; i <= s->ntrees; i++)
                         s->tree_at[i] = (uint32_t)at[i];
                 }
@@ -1046,6 +1468,7 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
     free(edges);
     free(parent);
     free(seg);
+    free(bseg);
     free(sill);
     free(below);
     free(tree_of);
@@ -1053,16 +1476,13 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
 }
 
 /* Drainage area in samples, donors before receivers (the stack backwards), piece by piece. */
-static void sp_area(sp_state *s)
+static void area_job(sp_state *s, void *arg, int tid, int nt)
 {
-    const size_t n = s->n;
+    (void)tid;
+    (void)nt;
     uint32_t *area = s->area;
     const uint32_t *stack = s->stack, *rcv = s->rcv;
-#pragma omp parallel for schedule(static)
-    for (size_t k = 0; k < n; k++)
-        area[k] = 1;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (size_t c = 0; c < s->nchunk; c++) {
+    for (size_t c; (c = sp_take(arg, s->nchunk)) != SIZE_MAX;) {
         const size_t lo = s->chunk_at[c];
         for (size_t t = s->chunk_at[c + 1]; t-- > lo;) {
             if (t >= lo + SP_AHEAD) {
@@ -1074,6 +1494,23 @@ static void sp_area(sp_state *s)
             if (r != v) area[r] += area[v];
         }
     }
+}
+
+static void area_init_job(sp_state *s, void *arg, int tid, int nt)
+{
+    (void)arg;
+    size_t lo, hi;
+    sp_share(s->n, tid, nt, &lo, &hi);
+    for (size_t k = lo; k < hi; k++)
+        s->area[k] = 1;
+}
+
+static void sp_area(sp_state *s)
+{
+    sp_par(s, area_init_job, NULL);
+    sp_job_args a = {.p = NULL};
+    atomic_init(&a.next, 0u);
+    sp_par(s, area_job, &a);
 }
 
 static trn_status check_param(trn_error *err, const char *name, bool ok, const char *expect,
@@ -1425,31 +1862,41 @@ static void deposit_range(sp_state *s, const trn_stream_power_params *p, double 
 }
 
 /* Implicit incision along the stack, piece by piece (each piece whole trees). */
+static void incise_job(sp_state *s, void *arg, int tid, int nt)
+{
+    (void)tid;
+    (void)nt;
+    sp_job_args *a = arg;
+    for (size_t c; (c = sp_take(a, s->nchunk)) != SIZE_MAX;) {
+        if (a->p->deposition > 0)
+            deposit_range(s, a->p, a->cell_area, s->chunk_at[c], s->chunk_at[c + 1]);
+        else
+            incise_range(s, a->p, a->cell_area, s->chunk_at[c], s->chunk_at[c + 1]);
+    }
+}
+
 static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell_area)
 {
-    if (p->deposition > 0) {
-#pragma omp parallel for schedule(dynamic, 1)
-        for (size_t c = 0; c < s->nchunk; c++)
-            deposit_range(s, p, cell_area, s->chunk_at[c], s->chunk_at[c + 1]);
-        return;
-    }
-#pragma omp parallel for schedule(dynamic, 1)
-    for (size_t c = 0; c < s->nchunk; c++)
-        incise_range(s, p, cell_area, s->chunk_at[c], s->chunk_at[c + 1]);
+    sp_job_args a = {.p = p, .cell_area = cell_area};
+    atomic_init(&a.next, 0u);
+    sp_par(s, incise_job, &a);
 }
 
 /* One explicit diffusion substep, every sample from the previous values (the border and the
  * listed interior base-level samples are copied afterwards). */
-static void diffuse_rows(const sp_state *s, const double *h, double *out, double ax, double az,
-                         double kdt)
+static void diffuse_job(sp_state *s, void *arg, int tid, int nt)
 {
+    const sp_job_args *a = arg;
+    const double *h = a->h, ax = a->ax, az = a->az, kdt = a->kdt;
+    double *out = a->out;
     const uint32_t nx = s->nx, nz = s->nz;
     diffuse_row_fn row_fn = diffuse_row_default;
 #if HAVE_AVX2_VARIANT
     if (s->avx2) row_fn = diffuse_row_avx2;
 #endif
-#pragma omp parallel for schedule(static)
-    for (uint32_t j = 0; j < nz; j++) {
+    size_t j0, j1;
+    sp_share(nz, tid, nt, &j0, &j1);
+    for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
             memcpy(out + row, h + row, nx * sizeof *out);
@@ -1480,13 +1927,16 @@ static void diffuse_row_varied(const double *up, const double *mid, const double
 }
 
 /* diffuse_rows with each sample's factor on Kd (s->dfac). */
-static void diffuse_rows_varied(const sp_state *s, const double *h, double *out, double ax,
-                                double az, double kdt)
+static void diffuse_varied_job(sp_state *s, void *arg, int tid, int nt)
 {
+    const sp_job_args *a = arg;
+    const double *h = a->h, ax = a->ax, az = a->az, kdt = a->kdt;
+    double *out = a->out;
     const uint32_t nx = s->nx, nz = s->nz;
     const float *f = s->dfac;
-#pragma omp parallel for schedule(static)
-    for (uint32_t j = 0; j < nz; j++) {
+    size_t j0, j1;
+    sp_share(nz, tid, nt, &j0, &j1);
+    for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
             memcpy(out + row, h + row, nx * sizeof *out);
@@ -1521,10 +1971,8 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
     const double kdt = p->diffusion * p->dt / (double)sub;
     for (uint32_t it = 0; it < sub; it++) {
         sp_walls(s, true);
-        if (s->dfac)
-            diffuse_rows_varied(s, s->h, s->tmp, ax, az, kdt);
-        else
-            diffuse_rows(s, s->h, s->tmp, ax, az, kdt);
+        sp_job_args a = {.h = s->h, .out = s->tmp, .ax = ax, .az = az, .kdt = kdt};
+        sp_par(s, s->dfac ? diffuse_varied_job : diffuse_job, &a);
         for (size_t q = 0; q < s->nibase; q++)
             s->tmp[s->ibase[q]] = s->h[s->ibase[q]];
         double *t = s->h;
@@ -1563,36 +2011,51 @@ static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
 }
 
 /* Uplift of every sample above base level (a select, so the loop vectorises). */
-static void sp_uplift(sp_state *s, const trn_stream_power_params *p)
+static void uplift_job(sp_state *s, void *arg, int tid, int nt)
 {
+    const trn_stream_power_params *p = ((const sp_job_args *)arg)->p;
     const double u = p->uplift * p->dt;
     const uint8_t *base = s->base;
     double *h = s->h;
     const float *mask = p->uplift_mask;
-    const size_t n = s->n;
+    size_t lo, hi;
+    sp_share(s->n, tid, nt, &lo, &hi);
     if (mask) {
-#pragma omp parallel for schedule(static)
-        for (size_t k = 0; k < n; k++)
+        for (size_t k = lo; k < hi; k++)
             h[k] = base[k] ? h[k] : h[k] + u * (double)mask[k];
     } else {
-#pragma omp parallel for schedule(static)
-        for (size_t k = 0; k < n; k++)
+        for (size_t k = lo; k < hi; k++)
             h[k] = base[k] ? h[k] : h[k] + u * 1.0;
     }
 }
 
-static void sp_critical(sp_state *s, const trn_stream_power_params *p)
+static void sp_uplift(sp_state *s, const trn_stream_power_params *p)
 {
-    if (p->critical_slope <= 0) return;
-    const double tc = tan(p->critical_slope * 3.14159265358979323846 / 180.0);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (size_t c = 0; c < s->nchunk; c++)
+    sp_job_args a = {.p = p};
+    sp_par(s, uplift_job, &a);
+}
+
+static void critical_job(sp_state *s, void *arg, int tid, int nt)
+{
+    (void)tid;
+    (void)nt;
+    sp_job_args *a = arg;
+    const double tc = tan(a->p->critical_slope * 3.14159265358979323846 / 180.0);
+    for (size_t c; (c = sp_take(a, s->nchunk)) != SIZE_MAX;)
         for (size_t t = s->chunk_at[c]; t < s->chunk_at[c + 1]; t++) {
             const uint32_t v = s->stack[t], r = s->rcv[v];
             if (r == v) continue;
             const double top = s->h[r] + tc * s->dist[s->rcode[v]];
             if (s->h[v] > top) s->h[v] = top;
         }
+}
+
+static void sp_critical(sp_state *s, const trn_stream_power_params *p)
+{
+    if (p->critical_slope <= 0) return;
+    sp_job_args a = {.p = p};
+    atomic_init(&a.next, 0u);
+    sp_par(s, critical_job, &a);
 }
 
 /* Outlet borders: the ring outside the field's border (the grid is one sample larger each
@@ -1698,9 +2161,91 @@ double trn_sp_surface_floor(const trn_stream_power_params *p)
     return p->sea_surface_depth > 0 ? p->sea_level - p->sea_surface_depth : -INFINITY;
 }
 
+/* The steps of trn_stream_power_run on the caller's thread (with s->crew, its passes shared
+ * with the crew's helpers). */
+static trn_status sp_steps(sp_state *s, const trn_stream_power_params *p, bool rho8, uint32_t salt,
+                           bool mfd, double cell_area, trn_progress *pr,
+                           trn_stream_power_report *report, double **before, trn_error *err)
+{
+    trn_status st = TRN_OK;
+    for (uint32_t step = 0; step < p->steps && !st; step++) {
+        if (s->crew) sp_crew_check(s->crew, step);
+        if (trn_progress_report(pr, (double)step / (double)p->steps, "stream power")) {
+            st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "stream power: cancelled");
+            break;
+        }
+        const bool last = step + 1 == p->steps;
+        if (last && report) {
+            *before = big_alloc(s->n * sizeof *before);
+            if (*before) memcpy(*before, s->h, s->n * sizeof *before);
+        }
+        SP_MARK(0);
+        sp_uplift(s, p);
+        SP_MARK(1);
+        const uint64_t pits = sp_receivers(s, rho8, salt);
+        sp_donors(s);
+        SP_MARK(2);
+        if (!pits) sp_stack(s);
+        if (pits) {
+            if (!sp_route_pits(s, pits)) {
+                st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                   "stream power: out of memory routing %llu closed depressions",
+                                   (unsigned long long)pits);
+                break;
+            }
+            if (report) {
+                report->pits_routed += pits;
+                report->steps_with_pits++;
+            }
+        }
+        sp_chunks(s);
+        SP_MARK(3);
+        if (mfd) {
+            sp_mfd_levels(s);
+            sp_mfd_route(s, cell_area);
+        } else {
+            sp_area(s);
+        }
+        SP_MARK(4);
+        if (mfd) sp_mfd_incise(s, p);
+        else sp_incise(s, p, cell_area);
+        SP_MARK(5);
+        sp_diffuse(s, p);
+        SP_MARK(6);
+        sp_critical(s, p);
+        sp_follow_border(s, p);
+        SP_MARK(7);
+        if (report) report->steps = step + 1u;
+    }
+    if (s->crew) sp_crew_quit(s->crew);
+    return st;
+}
+
+static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn_sp_crew *helped,
+                         trn_stream_power_report *report, trn_progress_fn progress, void *user,
+                         trn_error *err);
+
 trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params *p,
                                 trn_stream_power_report *report, trn_progress_fn progress,
                                 void *user, trn_error *err)
+{
+    return sp_run(field, p, NULL, report, progress, user, err);
+}
+
+trn_status trn_stream_power_run_crew(trn_field *field, const trn_stream_power_params *p,
+                                     trn_sp_crew *crew, trn_stream_power_report *report,
+                                     trn_progress_fn progress, void *user, trn_error *err)
+{
+    const trn_status st = sp_run(field, p, crew, report, progress, user, err);
+    /* However the run ended (a refused parameter, out of memory, a grid the crew does not
+     * serve): helpers waiting in trn_sp_crew_help leave, later ones do not stay. */
+    if (crew) sp_crew_quit(crew);
+    return st;
+}
+
+static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn_sp_crew *helped,
+                         trn_stream_power_report *report, trn_progress_fn progress, void *user,
+                         trn_error *err)
 {
     if (report) memset(report, 0, sizeof *report);
     trn_status st = sp_check_run(field, p, err);
@@ -1759,8 +2304,9 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
     s.off[8] = 0;
     s.avx2 = use_avx2();
     const double cell_area = s.dx * s.dz;
-    s.h = big_alloc(s.n * sizeof *s.h);
-    s.tmp = big_alloc((s.n + 8u) * sizeof *s.tmp); /* also sp_stack_basins's 2 n + 16 */
+    /* Each also sp_stack_basins's 2 n + 16 indices (diffusion swaps the two). */
+    s.h = big_alloc((s.n + 8u) * sizeof *s.h);
+    s.tmp = big_alloc((s.n + 8u) * sizeof *s.tmp);
     s.base = big_alloc(s.n);
     s.rcv = big_alloc(s.n * sizeof *s.rcv);
     s.rcode = big_alloc(s.n);
@@ -1891,65 +2437,44 @@ trn_status trn_stream_power_run(trn_field *field, const trn_stream_power_params 
 #ifdef _OPENMP
     const int saved_threads = omp_get_max_threads();
     if (p->threads > 0) omp_set_num_threads(p->threads);
-    /* A step opens about ten parallel regions; on small grids their barriers cost more than
-     * the work (and far more when other processes hold the cores), so by default one thread
-     * runs them (an explicit thread count is kept: the results are the same). */
+    /* Small grids (not MFD, whose routing is serial pieces between its passes) hold a crew
+     * through the run: the threads asked for, or by default no more than the cores free now.
+     * Otherwise a step opens about twenty parallel regions, and on small grids their wake-ups
+     * cost more than the work, so by default one thread runs them (an explicit thread count
+     * is kept: the results are the same). */
+    const int crew_size = helped ? 1 : sp_crew_size(&s, p, mfd);
     if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) omp_set_num_threads(1);
+    sp_crew own;
+    if (crew_size > 1 && sp_crew_init(&own, crew_size)) {
+        s.crew = &own;
+        own.asked = p->threads > 0;
+    }
 #endif
+    if (helped && !mfd && s.n < SP_PARALLEL_MIN_SAMPLES) s.crew = helped;
+    if (s.crew) s.crew->s = &s;
     trn_progress pr = trn_progress_make(progress, user);
     /* MFD's tree (lakes, levels, stack) comes from Rho8 receivers too. */
     const bool rho8 = p->routing != TRN_ROUTING_D8;
     const uint32_t salt = sp_salt(p->seed);
     double *before = NULL;
-    for (uint32_t step = 0; step < p->steps && !st; step++) {
-        if (trn_progress_report(&pr, (double)step / (double)p->steps, "stream power")) {
-            st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "stream power: cancelled");
-            break;
+    /* With a crew of its own, the helpers wait in the region for jobs while the caller's
+     * thread runs the steps. Without, no region at all: regions opened inside one (even of one
+     * thread) do not reuse the threads OpenMP keeps between regions. */
+#ifdef _OPENMP
+    if (s.crew && s.crew == &own) {
+#pragma omp parallel num_threads(crew_size)
+        {
+            if (omp_get_thread_num() > 0) sp_crew_serve(s.crew);
+            else st = sp_steps(&s, p, rho8, salt, mfd, cell_area, &pr, report, &before, err);
         }
-        const bool last = step + 1 == p->steps;
-        if (last && report) {
-            before = big_alloc(s.n * sizeof *before);
-            if (before) memcpy(before, s.h, s.n * sizeof *before);
-        }
-        SP_MARK(0);
-        sp_uplift(&s, p);
-        SP_MARK(1);
-        const uint64_t pits = sp_receivers(&s, rho8, salt);
-        sp_donors(&s);
-        SP_MARK(2);
-        if (!pits) sp_stack(&s);
-        if (pits) {
-            if (!sp_route_pits(&s, pits)) {
-                st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
-                                   "stream power: out of memory routing %llu closed depressions",
-                                   (unsigned long long)pits);
-                break;
-            }
-            if (report) {
-                report->pits_routed += pits;
-                report->steps_with_pits++;
-            }
-        }
-        sp_chunks(&s);
-        SP_MARK(3);
-        if (mfd) {
-            sp_mfd_levels(&s);
-            sp_mfd_route(&s, cell_area);
-        } else {
-            sp_area(&s);
-        }
-        SP_MARK(4);
-        if (mfd) sp_mfd_incise(&s, p);
-        else sp_incise(&s, p, cell_area);
-        SP_MARK(5);
-        sp_diffuse(&s, p);
-        SP_MARK(6);
-        sp_critical(&s, p);
-        sp_follow_border(&s, p);
-        SP_MARK(7);
-        if (report) report->steps = step + 1u;
+    } else
+#endif
+    {
+        st = sp_steps(&s, p, rho8, salt, mfd, cell_area, &pr, report, &before, err);
     }
 #ifdef _OPENMP
+    if (s.crew == &own) sp_crew_dispose(&own);
+    s.crew = NULL;
     omp_set_num_threads(saved_threads);
 #endif
     if (!st) {

@@ -88,9 +88,24 @@ trn_status trn_spt_area_tiles(uint32_t nx, uint32_t nz, uint32_t tile, const cha
  * sea_surface_depth; -infinity when that is 0: the bed as it came). */
 double trn_sp_surface_floor(const trn_stream_power_params *p);
 
-/* Whether trn_stream_power_run runs field's steps on one thread by default (p->threads 0 and a
- * grid too small for the threads to pay for their barriers): the caller's other threads are
- * then free while it runs. */
+/* Whether trn_stream_power_run runs field's steps without a region per pass by default
+ * (p->threads 0 and a grid too small for the threads to pay for such regions): called inside a
+ * parallel region, it runs on the calling thread, and the caller's other threads are free to
+ * make other work and then join it (trn_sp_crew_help). */
 bool trn_sp_one_thread(const trn_field *field, const trn_stream_power_params *p);
+
+/* Threads that join a small grid's run while it goes on (a cascade's threads once they have
+ * made the finer levels' inputs): trn_stream_power_run_crew runs on the calling thread and
+ * splits its passes with the threads that have called trn_sp_crew_help on the same crew, each
+ * of which returns when the run ends (at once if it has, or where no core is free for it). A
+ * crew serves one run; threads: the most that will take part, the caller's included. The bytes
+ * are the same whoever joins. Grids from 2^17 samples and MFD runs ignore the crew. */
+typedef struct sp_crew trn_sp_crew;
+trn_sp_crew *trn_sp_crew_new(int threads);
+void trn_sp_crew_free(trn_sp_crew *crew);
+void trn_sp_crew_help(trn_sp_crew *crew);
+trn_status trn_stream_power_run_crew(trn_field *field, const trn_stream_power_params *p,
+                                     trn_sp_crew *crew, trn_stream_power_report *report,
+                                     trn_progress_fn progress, void *user, trn_error *err);
 
 #endif
