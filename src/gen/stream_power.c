@@ -2132,6 +2132,9 @@ typedef struct spt_run {
     uint8_t *need; /* per tile: a frame this process reads (scratch of spt_exchange) */
     bool peer_failed;
     trn_sp_tiled_stats *stats;
+    /* NULL: every process gets the whole result; else process k only the field's rows
+     * bands[k] .. bands[k + 1] - 1 (trn_stream_power_run_tiled_rows). */
+    const uint32_t *bands;
 } spt_run;
 
 static void spt_tile_box(const spt_run *r, uint32_t t, uint32_t *x0, uint32_t *z0, uint32_t *x1,
@@ -3871,8 +3874,8 @@ static bool spt_gather_all(spt_run *r, const trn_stream_power_params *p, double 
 }
 
 /* Tiles f0 .. f1 - 1's results (heights as doubles, then areas, tile by tile; then their
- * largest area off base level) into the field as the one-process run writes them; *amax grows
- * to theirs. */
+ * largest area off base level) into the field as the one-process run writes them, only the
+ * field's rows of this process's band when the result goes by bands; *amax grows to theirs. */
 static void spt_result_put(const spt_run *r, const trn_stream_power_params *p, trn_field *field,
                            double cell_area, uint32_t f0, uint32_t f1, const uint8_t *block,
                            uint32_t *amax)
@@ -3880,6 +3883,8 @@ static void spt_result_put(const spt_run *r, const trn_stream_power_params *p, t
     const size_t per = sizeof(double) + sizeof(uint32_t);
     const bool sea = isfinite(p->sea_level);
     const uint32_t pad = r->pad, fnx = r->fnx, fnz = r->fnz;
+    const int me = r->bands ? trn_comm_rank(r->comm) : 0;
+    const uint32_t b0 = r->bands ? r->bands[me] : 0, b1 = r->bands ? r->bands[me + 1] : fnz;
     size_t at = 0;
     for (uint32_t t = f0; t < f1; t++) {
         uint32_t x0, z0, x1, z1;
@@ -3890,7 +3895,7 @@ static void spt_result_put(const spt_run *r, const trn_stream_power_params *p, t
         const uint8_t *aa = hh + tn * sizeof(double);
         for (size_t k = 0; k < tn; k++) {
             const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
-            if (i < pad || j < pad || i - pad >= fnx || j - pad >= fnz) continue;
+            if (i < pad || j < pad || i - pad >= fnx || j - pad < b0 || j - pad >= b1) continue;
             double hv;
             uint32_t av;
             memcpy(&hv, hh + k * sizeof hv, sizeof hv);
@@ -3947,11 +3952,24 @@ static bool spt_result_get(spt_run *r, uint32_t f0, uint32_t f1, uint8_t *block)
     return ok;
 }
 
+/* Whether tile t holds any of the field's rows of process k's band (bands set). */
+static bool spt_band_meets(const spt_run *r, int k, uint32_t t)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    /* The tile's rows of the field: the ring (pad) is not the field's. */
+    const uint32_t f0 = z0 > r->pad ? z0 - r->pad : 0;
+    const uint32_t f1 = z1 - r->pad < r->fnz ? z1 - r->pad : r->fnz;
+    return f0 < f1 && f0 < r->bands[k + 1] && r->bands[k] < f1;
+}
+
 /* The result on every process: each process's tiles (heights, drainage area) into the field as
  * the one-process run writes it; the largest area off base level, agreed. With point-to-point
  * blocks, one tile at a time goes from its owner to all the others (a round per tile), so a
  * process holds one tile's block besides the field, not every process's (12 bytes a sample
- * of the whole grid); else all-gathered. */
+ * of the whole grid); else all-gathered. By bands (r->bands), a tile goes only to the
+ * processes whose band of rows it meets, and each writes its band's rows only: no process
+ * receives the whole result (without point-to-point blocks it is all-gathered still). */
 static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_field *field,
                               double cell_area, uint32_t *amax, bool ok)
 {
@@ -3980,17 +3998,34 @@ static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_
                 /* A failed read is agreed on in the exchange's stead: the others wait. */
                 ok = spt_agree(r, spt_result_get(r, t, t + 1u, block));
                 for (int k = 0; k < P && ok; k++)
-                    if (k != me) {
+                    if (k != me && (!r->bands || spt_band_meets(r, k, t))) {
                         send[k] = block;
                         count[k] = bytes;
                     }
             } else {
                 ok = spt_agree(r, ok);
-                recv[q] = block;
-                count[P + q] = bytes;
+                if (!r->bands || spt_band_meets(r, me, t)) {
+                    recv[q] = block;
+                    count[P + q] = bytes;
+                }
             }
             ok = ok && trn_comm_exchange(r->comm, send, count, recv, count + P, NULL) == TRN_OK;
-            if (ok) spt_result_put(r, p, field, cell_area, t, t + 1u, block, amax);
+            if (ok && (q == me || count[P + q]))
+                spt_result_put(r, p, field, cell_area, t, t + 1u, block, amax);
+        }
+        /* By bands a process saw only some tiles' largest areas; every tile its owner's. */
+        if (r->bands) {
+            void *all = NULL;
+            uint64_t *counts = NULL;
+            ok = spt_agree(r, ok) &&
+                 trn_comm_allgather(r->comm, amax, sizeof *amax, &all, &counts, NULL) == TRN_OK;
+            for (int k = 0; k < P && ok; k++) {
+                uint32_t m;
+                memcpy(&m, (const uint8_t *)all + (size_t)k * sizeof m, sizeof m);
+                if (m > *amax) *amax = m;
+            }
+            free(all);
+            free(counts);
         }
         free(block);
         free(send);
@@ -4036,10 +4071,31 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
                                            trn_stream_power_report *report,
                                            trn_progress_fn progress, void *user, trn_error *err)
 {
+    return trn_stream_power_run_tiled_rows(field, p, tile, dir, comm, NULL, stats, report,
+                                           progress, user, err);
+}
+
+trn_status trn_stream_power_run_tiled_rows(trn_field *field, const trn_stream_power_params *p,
+                                           uint32_t tile, const char *dir, trn_comm *comm,
+                                           const uint32_t *bands, trn_sp_tiled_stats *stats,
+                                           trn_stream_power_report *report,
+                                           trn_progress_fn progress, void *user, trn_error *err)
+{
     if (report) memset(report, 0, sizeof *report);
     if (stats) memset(stats, 0, sizeof *stats);
     trn_status st = sp_check_run(field, p, err);
     if (st) return st;
+    if (bands) {
+        const int P = comm ? trn_comm_size(comm) : 1;
+        bool valid = bands[0] == 0 && bands[P] == field->cells_z + 1u;
+        for (int k = 0; k < P && valid; k++)
+            valid = bands[k] <= bands[k + 1];
+        if (!valid)
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "stream power in tiles: the bands of rows must run from row 0 "
+                                 "to the field's last row (%u), in order",
+                                 field->cells_z);
+    }
     if (tile < 1)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "stream power in tiles: tile: expected at least 1, found 0");
@@ -4098,6 +4154,7 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     r.tnz = (s->nz + r.T - 1u) / r.T;
     r.ntiles = r.tnx * r.tnz;
     r.comm = comm;
+    r.bands = comm ? bands : NULL;
     r.stats = stats;
     r.first = comm ? (uint32_t)trn_comm_first_tile(comm, trn_comm_rank(comm), r.ntiles) : 0;
     r.last = comm && trn_comm_rank(comm) + 1 < trn_comm_size(comm)
