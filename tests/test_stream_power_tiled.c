@@ -365,9 +365,10 @@ static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *d
 
 /* The result by bands of rows: each process's band is the whole grid's rows, bit for bit, the
  * rest of its field and area as they came (nothing written there), the report the same; and,
- * point to point, a process receives only the tiles its band meets (a tile's heights as doubles
- * and areas, 12 bytes a sample, and its largest area), then every process's largest area:
- * never the whole result. Bands of 0 rows, of less than a tile, over a tile's edge. */
+ * point to point, a process receives only its band's rows of the tiles it meets (heights as
+ * doubles and areas, 12 bytes a sample, and the tile's largest area), then every process's
+ * largest area: never the whole result. Bands of 0 rows, of less than a tile, over a tile's
+ * edge. */
 static void check_bands(const config *c, uint32_t cx, uint32_t cz)
 {
     trn_field whole = rough(cx, cz, 7), start = rough(cx, cz, 7);
@@ -437,11 +438,11 @@ static void check_bands(const config *c, uint32_t cx, uint32_t cz)
                 const uint32_t tx = t % tnx, tz = t / tnx;
                 const uint32_t z0 = tz * T, z1 = z0 + T < gz ? z0 + T : gz;
                 const uint32_t x0 = tx * T, x1 = x0 + T < gx ? x0 + T : gx;
-                const uint32_t f0 = z0 > pad ? z0 - pad : 0;
-                const uint32_t f1 = z1 - pad < nz ? z1 - pad : (uint32_t)nz;
+                /* The band's rows of the tile (the grid's rows with the ring). */
+                const uint32_t a = z0 > b[r] + pad ? z0 : b[r] + pad;
+                const uint32_t e = z1 < b[r + 1] + pad ? z1 : b[r + 1] + pad;
                 if (t >= first && t < last) continue;
-                if (f0 < f1 && f0 < b[r + 1] && b[r] < f1)
-                    expect += (uint64_t)(x1 - x0) * (z1 - z0) * 12u + 4u;
+                if (a < e) expect += (uint64_t)(x1 - x0) * (e - a) * 12u + 4u;
             }
             if (jobs[r].stats.received[3] != expect)
                 fprintf(stderr, "%s bands, tile %u, %d processes, process %d: result received %llu, "

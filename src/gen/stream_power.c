@@ -3952,15 +3952,50 @@ static bool spt_result_get(spt_run *r, uint32_t f0, uint32_t f1, uint8_t *block)
     return ok;
 }
 
-/* Whether tile t holds any of the field's rows of process k's band (bands set). */
-static bool spt_band_meets(const spt_run *r, int k, uint32_t t)
+/* Whether tile t holds any of the field's rows of process k's band (bands set): then its rows
+ * [*a, *b) (the grid's, with the ring) are those. */
+static bool spt_band_rows(const spt_run *r, int k, uint32_t t, uint32_t *a, uint32_t *b)
 {
     uint32_t x0, z0, x1, z1;
     spt_tile_box(r, t, &x0, &z0, &x1, &z1);
-    /* The tile's rows of the field: the ring (pad) is not the field's. */
-    const uint32_t f0 = z0 > r->pad ? z0 - r->pad : 0;
-    const uint32_t f1 = z1 - r->pad < r->fnz ? z1 - r->pad : r->fnz;
-    return f0 < f1 && f0 < r->bands[k + 1] && r->bands[k] < f1;
+    /* The band's rows on the grid with the ring (pad rows before the field's first). */
+    const uint32_t b0 = r->bands[k] + r->pad, b1 = r->bands[k + 1] + r->pad;
+    *a = z0 > b0 ? z0 : b0;
+    *b = z1 < b1 ? z1 : b1;
+    return *a < *b;
+}
+
+/* Tile t's rows, and the bytes of one of them in its block of results (a height as a double,
+ * an area). */
+static uint32_t z_rows(const spt_run *r, uint32_t t)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    return z1 - z0;
+}
+
+static size_t row_bytes(const spt_run *r, uint32_t t)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    return (size_t)(x1 - x0) * (sizeof(double) + sizeof(uint32_t));
+}
+
+/* Rows [a, b) of tile t's block of results (spt_result_get) into part: their heights, their
+ * areas, the tile's largest area; or back (from part into block: into, true). */
+static void spt_result_rows(const spt_run *r, uint32_t t, uint32_t a, uint32_t b, uint8_t *block,
+                            uint8_t *part, bool into)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    const size_t w = x1 - x0, tn = w * (z1 - z0), pn = w * (b - a), skip = w * (a - z0);
+    uint8_t *bh = block + skip * sizeof(double);
+    uint8_t *ba = block + tn * sizeof(double) + skip * sizeof(uint32_t);
+    uint8_t *bm = block + tn * (sizeof(double) + sizeof(uint32_t));
+    uint8_t *ph = part, *pa = part + pn * sizeof(double), *pm = pa + pn * sizeof(uint32_t);
+    memcpy(into ? bh : ph, into ? ph : bh, pn * sizeof(double));
+    memcpy(into ? ba : pa, into ? pa : ba, pn * sizeof(uint32_t));
+    memcpy(into ? bm : pm, into ? pm : bm, sizeof(uint32_t));
 }
 
 /* The result on every process: each process's tiles (heights, drainage area) into the field as
@@ -3985,7 +4020,9 @@ static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_
         const void **send = calloc((size_t)P, sizeof *send);
         void **recv = calloc((size_t)P, sizeof *recv);
         uint64_t *count = calloc(2u * (size_t)P, sizeof *count);
-        ok = spt_agree(r, ok && block && send && recv && count);
+        /* By bands, each receiver's rows of the tile (parts[k]; parts[me]: what comes in). */
+        uint8_t **parts = r->bands ? calloc((size_t)P, sizeof *parts) : NULL;
+        ok = spt_agree(r, ok && block && send && recv && count && (!r->bands || parts));
         for (uint32_t t = 0; t < r->ntiles && ok; t++) {
             const int q = trn_comm_tile_owner(r->comm, t, r->ntiles);
             const size_t bytes = spt_result_bytes(r, t, t + 1u);
@@ -3996,23 +4033,57 @@ static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_
             }
             if (q == me) {
                 /* A failed read is agreed on in the exchange's stead: the others wait. */
-                ok = spt_agree(r, spt_result_get(r, t, t + 1u, block));
-                for (int k = 0; k < P && ok; k++)
-                    if (k != me && (!r->bands || spt_band_meets(r, k, t))) {
+                bool got = spt_result_get(r, t, t + 1u, block);
+                for (int k = 0; k < P && got; k++) {
+                    uint32_t a, b;
+                    if (k == me) continue;
+                    if (!r->bands) {
                         send[k] = block;
                         count[k] = bytes;
+                    } else if (spt_band_rows(r, k, t, &a, &b)) {
+                        /* Only the rows of k's band: the ring puts a tile's last row in the
+                         * cache's next tile row, so a band often needs one row of a tile. */
+                        const size_t pb = spt_result_bytes(r, t, t + 1u) -
+                                          (size_t)(z_rows(r, t) - (b - a)) * row_bytes(r, t);
+                        got = (parts[k] = malloc(pb)) != NULL;
+                        if (got) {
+                            spt_result_rows(r, t, a, b, block, parts[k], false);
+                            send[k] = parts[k];
+                            count[k] = pb;
+                        }
                     }
+                }
+                /* A failed read is agreed on in the exchange's stead: the others wait. */
+                ok = spt_agree(r, got);
             } else {
-                ok = spt_agree(r, ok);
-                if (!r->bands || spt_band_meets(r, me, t)) {
+                uint32_t a, b;
+                bool ready = ok;
+                if (!r->bands) {
                     recv[q] = block;
                     count[P + q] = bytes;
+                } else if (spt_band_rows(r, me, t, &a, &b)) {
+                    /* Into the part, then its rows into the block (the others, outside the
+                     * band, are not written). */
+                    recv[q] = parts[me] = malloc(bytes);
+                    count[P + q] = bytes - (size_t)(z_rows(r, t) - (b - a)) * row_bytes(r, t);
+                    ready = ready && parts[me];
                 }
+                ok = spt_agree(r, ready);
             }
             ok = ok && trn_comm_exchange(r->comm, send, count, recv, count + P, NULL) == TRN_OK;
+            if (ok && r->bands && q != me && count[P + q]) {
+                uint32_t a, b;
+                spt_band_rows(r, me, t, &a, &b);
+                spt_result_rows(r, t, a, b, block, parts[me], true);
+            }
             if (ok && (q == me || count[P + q]))
                 spt_result_put(r, p, field, cell_area, t, t + 1u, block, amax);
+            for (int k = 0; r->bands && parts && k < P; k++) {
+                free(parts[k]);
+                parts[k] = NULL;
+            }
         }
+        free(parts);
         /* By bands a process saw only some tiles' largest areas; every tile its owner's. */
         if (r->bands) {
             void *all = NULL;
