@@ -717,6 +717,7 @@ static trn_status put_band(tiler *t, int k, trn_status st, trn_error *err)
     }
     t->shell[k] = sh;
     t->in_shared[k] = 1;
+    t->split->banded++;
     return TRN_OK;
 }
 

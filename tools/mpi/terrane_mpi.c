@@ -545,8 +545,9 @@ static int generate_main(int rank, int size, int argc, char **argv)
                    breaches_most, workers_all);
         if (most_d[3])
             printf("stream power: %llu node(s) with their steps on the output grid split across "
-                   "%d processes by tiles of %lu, %.2f MiB sent in all\n",
-                   most_d[3], workers_all, tiles, (double)sp_moved_all / 1048576.0);
+                   "%d processes by tiles of %lu, %.2f MiB sent in all; %u result(s) kept by "
+                   "bands of rows in the shared folder\n",
+                   most_d[3], workers_all, tiles, (double)sp_moved_all / 1048576.0, split.banded);
         if (er_nodes_most && drops_all) {
             printf("erosion: %u node(s) by rows with their droplets %s %d process%s, "
                    "droplets per process:",
