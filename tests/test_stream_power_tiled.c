@@ -424,7 +424,8 @@ static void check_bands(const config *c, uint32_t cx, uint32_t cz)
                 }
             }
             if (wrong)
-                fprintf(stderr, "%s bands, tile %u, %d processes%s, process %d: %zu samples wrong\n",
+                fprintf(stderr,
+                        "%s bands, tile %u, %d processes%s, process %d: %zu samples wrong\n",
                         c->name, T, P, p2p ? " point to point" : "", r, wrong);
             CHECK(wrong == 0);
             CHECK(jobs[r].report.pits_routed == rw.pits_routed);
@@ -445,8 +446,9 @@ static void check_bands(const config *c, uint32_t cx, uint32_t cz)
                 if (a < e) expect += (uint64_t)(x1 - x0) * (e - a) * 12u + 4u;
             }
             if (jobs[r].stats.received[3] != expect)
-                fprintf(stderr, "%s bands, tile %u, %d processes, process %d: result received %llu, "
-                                "expected %llu\n",
+                fprintf(stderr,
+                        "%s bands, tile %u, %d processes, process %d: result received %llu, "
+                        "expected %llu\n",
                         c->name, T, P, r, (unsigned long long)jobs[r].stats.received[3],
                         (unsigned long long)expect);
             CHECK(jobs[r].stats.received[3] == expect);
