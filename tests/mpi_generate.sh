@@ -182,6 +182,8 @@ for tile in 16 48; do
     [ "$tile" = 48 ] && [ "$np" -gt 3 ] && want=3
     grep -q "stream power: 1 node(s) with their steps on the output grid split across $want processes" "$work/many.txt" || {
         echo "FAIL stream power deposition $dep --tiles $tile: not split across $want processes"; cat "$work/many.txt"; fail=1; }
+    grep -q "1 result(s) kept by bands of rows in the shared folder" "$work/many.txt" || {
+        echo "FAIL stream power deposition $dep --tiles $tile: the result not kept by bands"; cat "$work/many.txt"; fail=1; }
     echo "ok stream power deposition $dep --tiles $tile -np $np $(grep '^stream power' "$work/many.txt")"
 done
 done
@@ -194,6 +196,9 @@ done
 cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL mountain range: -np $np differs from terrane generate --tiles"; fail=1; }
 grep -q "stream power: 1 node(s) with their steps on the output grid split across $np processes" "$work/many.txt" || {
     echo "FAIL mountain range: its fine steps not split across $np processes"; cat "$work/many.txt"; fail=1; }
+# Its result kept by bands of rows in the shared folder: no process receives it whole.
+grep -q "1 result(s) kept by bands of rows in the shared folder" "$work/many.txt" || {
+    echo "FAIL mountain range: its evolution's result not kept by bands"; cat "$work/many.txt"; fail=1; }
 echo "ok mountain range -np $np $(grep '^stream power' "$work/many.txt")"
 # A missing recipe: one message naming it, exit 1, no output.
 if "$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/missing.json" --tiles 16 \

@@ -189,6 +189,7 @@ typedef struct th_job {
     bool fail;   /* this process's tile files cannot be made */
     bool cancel; /* this process cancels at its second step */
     bool p2p;    /* a transport with point-to-point blocks (else all-gathers only) */
+    const uint32_t *bands; /* the result by bands of rows (NULL: whole on every process) */
     int reports;
     trn_status st;
     trn_stream_power_report report;
@@ -210,9 +211,9 @@ static void *job_run(void *arg)
     trn_comm *comm = trn_comm_new(job->p2p ? &th_ops_p2p : &th_ops, &job->impl, job->impl.rank,
                                   job->impl.sh->size);
     job->p.drainage_area = job->area;
-    job->st = trn_stream_power_run_tiled_comm(
+    job->st = trn_stream_power_run_tiled_rows(
         &job->field, &job->p, job->tile, job->fail ? "/nonexistent/folder" : job->dir, comm,
-        &job->stats, &job->report, job_progress, job, &job->err);
+        job->bands, &job->stats, &job->report, job_progress, job, &job->err);
     trn_comm_free(comm);
     return NULL;
 }
@@ -248,6 +249,9 @@ static void run_procs(const trn_field *f, const trn_stream_power_params *p, uint
         pthread_join(th[r], NULL);
     pthread_barrier_destroy(&sh.bar);
 }
+
+static void run_procs_bands(const trn_field *f, const trn_stream_power_params *p, uint32_t tile,
+                            int procs, bool p2p, const uint32_t *bands, th_job *jobs);
 
 static void free_procs(th_job *jobs, int procs)
 {
@@ -357,6 +361,145 @@ static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *d
     free(um);
     free(km);
     free(aw);
+}
+
+/* The result by bands of rows: each process's band is the whole grid's rows, bit for bit, the
+ * rest of its field and area as they came (nothing written there), the report the same; and,
+ * point to point, a process receives only its band's rows of the tiles it meets (heights as
+ * doubles and areas, 12 bytes a sample, and the tile's largest area), then every process's
+ * largest area: never the whole result. Bands of 0 rows, of less than a tile, over a tile's
+ * edge. */
+static void check_bands(const config *c, uint32_t cx, uint32_t cz)
+{
+    trn_field whole = rough(cx, cz, 7), start = rough(cx, cz, 7);
+    const size_t nx = (size_t)cx + 1u, nz = (size_t)cz + 1u, n = nx * nz;
+    float *aw = malloc(n * sizeof *aw);
+    trn_stream_power_params p;
+    trn_stream_power_params_default(&p);
+    p.steps = 3;
+    p.dt = 2000;
+    p.erodibility = 4e-5;
+    p.routing = c->routing;
+    p.border_outlets = c->outlets;
+    p.sea_level = c->sea ? 10.0 : NAN;
+    p.sea_surface = c->surface;
+    p.sea_surface_depth = c->surface ? 3.0 : 0.0;
+    p.diffusion = c->diffusion;
+    p.deposition = c->deposition;
+    p.seed = 42;
+    p.drainage_area = aw;
+    trn_stream_power_report rw;
+    CHECK_OK(trn_stream_power_run(&whole, &p, &rw, NULL, NULL, NULL));
+    static const struct {
+        uint32_t tile;
+        int procs;
+        uint32_t bands[5];
+    } runs[] = {{5, 2, {0, 20, 48}},
+                {16, 3, {0, 0, 31, 48}},
+                {23, 4, {0, 3, 24, 25, 48}},
+                {16, 4, {0, 12, 24, 36, 48}}};
+    th_job jobs[4];
+    for (size_t s = 0; s < 2 * (sizeof runs / sizeof *runs); s++) {
+        const size_t i = s / 2;
+        const bool p2p = s % 2 == 1;
+        const int P = runs[i].procs;
+        const uint32_t *b = runs[i].bands;
+        run_procs_bands(&start, &p, runs[i].tile, P, p2p, b, jobs);
+        /* The solver's tiles: the grid with its ring of outlets (pad), row by row. */
+        const uint32_t pad = c->outlets ? 1u : 0u, T = runs[i].tile;
+        const uint32_t gx = (uint32_t)nx + 2u * pad, gz = (uint32_t)nz + 2u * pad;
+        const uint32_t tnx = (gx + T - 1u) / T, tnz = (gz + T - 1u) / T, tiles = tnx * tnz;
+        for (int r = 0; r < P; r++) {
+            CHECK_OK(jobs[r].st);
+            if (jobs[r].st) fprintf(stderr, "process %d: %s\n", r, jobs[r].err.message);
+            size_t wrong = 0;
+            for (size_t j = 0; j < nz; j++) {
+                const bool mine = j >= b[r] && j < b[r + 1];
+                for (size_t k = j * nx; k < (j + 1u) * nx; k++) {
+                    const float hv = mine ? whole.heights[k] : start.heights[k];
+                    const float av = mine ? aw[k] : 0.0f;
+                    if (memcmp(&jobs[r].field.heights[k], &hv, sizeof hv) != 0 ||
+                        memcmp(&jobs[r].area[k], &av, sizeof av) != 0)
+                        wrong++;
+                }
+            }
+            if (wrong)
+                fprintf(stderr,
+                        "%s bands, tile %u, %d processes%s, process %d: %zu samples wrong\n",
+                        c->name, T, P, p2p ? " point to point" : "", r, wrong);
+            CHECK(wrong == 0);
+            CHECK(jobs[r].report.pits_routed == rw.pits_routed);
+            CHECK(jobs[r].report.max_area == rw.max_area);
+            if (!p2p) continue;
+            /* What the band needs from other processes' tiles, and the largest areas. */
+            uint64_t expect = 4u * (uint64_t)(P - 1);
+            const uint32_t first = (uint32_t)((uint64_t)tiles * (uint64_t)r / (uint64_t)P);
+            const uint32_t last = (uint32_t)((uint64_t)tiles * (uint64_t)(r + 1) / (uint64_t)P);
+            for (uint32_t t = 0; t < tiles; t++) {
+                const uint32_t tx = t % tnx, tz = t / tnx;
+                const uint32_t z0 = tz * T, z1 = z0 + T < gz ? z0 + T : gz;
+                const uint32_t x0 = tx * T, x1 = x0 + T < gx ? x0 + T : gx;
+                /* The band's rows of the tile (the grid's rows with the ring). */
+                const uint32_t a = z0 > b[r] + pad ? z0 : b[r] + pad;
+                const uint32_t e = z1 < b[r + 1] + pad ? z1 : b[r + 1] + pad;
+                if (t >= first && t < last) continue;
+                if (a < e) expect += (uint64_t)(x1 - x0) * (e - a) * 12u + 4u;
+            }
+            if (jobs[r].stats.received[3] != expect)
+                fprintf(stderr,
+                        "%s bands, tile %u, %d processes, process %d: result received %llu, "
+                        "expected %llu\n",
+                        c->name, T, P, r, (unsigned long long)jobs[r].stats.received[3],
+                        (unsigned long long)expect);
+            CHECK(jobs[r].stats.received[3] == expect);
+            /* Less than the whole result (12 bytes a sample of the grid with its ring). */
+            CHECK(jobs[r].stats.received[3] < (uint64_t)gx * gz * 12u);
+        }
+        free_procs(jobs, P);
+    }
+    /* Bands that do not cover the rows in order are refused, naming the rows. */
+    static const uint32_t bad[3] = {0, 30, 20};
+    run_procs_bands(&start, &p, 16, 2, true, bad, jobs);
+    CHECK_STATUS(jobs[0].st, TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(jobs[0].err.message, "bands of rows");
+    free_procs(jobs, 2);
+    trn_field_dispose(&whole);
+    trn_field_dispose(&start);
+    free(aw);
+}
+
+static void test_processes_bands(void)
+{
+    check_bands(&configs[0], 60, 47);
+    check_bands(&configs[1], 60, 47);
+    for (size_t c = 0; c < sizeof configs / sizeof *configs; c++)
+        if (configs[c].deposition > 0 || configs[c].surface) check_bands(&configs[c], 60, 47);
+}
+
+static void run_procs_bands(const trn_field *f, const trn_stream_power_params *p, uint32_t tile,
+                            int procs, bool p2p, const uint32_t *bands, th_job *jobs)
+{
+    th_shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.size = procs;
+    pthread_barrier_init(&sh.bar, NULL, (unsigned)procs);
+    pthread_t th[8];
+    const size_t n = trn_field_sample_count(f);
+    for (int r = 0; r < procs; r++) {
+        memset(&jobs[r], 0, sizeof jobs[r]);
+        jobs[r].impl = (th_impl){&sh, r};
+        trn_field_init(&jobs[r].field, f->cells_x, f->cells_z, f->size_x, f->size_z, NULL);
+        memcpy(jobs[r].field.heights, f->heights, n * sizeof(float));
+        jobs[r].p = *p;
+        jobs[r].area = calloc(n, sizeof(float));
+        jobs[r].tile = tile;
+        jobs[r].p2p = p2p;
+        jobs[r].bands = bands;
+        pthread_create(&th[r], NULL, job_run, &jobs[r]);
+    }
+    for (int r = 0; r < procs; r++)
+        pthread_join(th[r], NULL);
+    pthread_barrier_destroy(&sh.bar);
 }
 
 static void test_processes(void)
@@ -612,6 +755,7 @@ int main(void)
     RUN(test_files);
     RUN(test_processes);
     RUN(test_processes_files);
+    RUN(test_processes_bands);
     RUN(test_evolve_deposition);
     RUN(test_refused);
     RUN(test_sample_index_64);

@@ -199,6 +199,13 @@ typedef struct trn_evolve_options {
      * process calls with the same field and options and works on its run of tiles, the bytes
      * of one process). NULL (default): this process alone. */
     struct trn_comm *fine_comm;
+    /* With fine_comm: NULL (default), every process gets the whole result; else the output
+     * grid's fine steps hand process k only its rows fine_bands[k] .. fine_bands[k + 1] - 1
+     * (comm's size + 1 row starts from 0 to the field's rows, in order) of the heights and
+     * drainage area, the other rows left unspecified: no process receives the whole result.
+     * Ignored (the whole result on every process) with a sea surface, whose shore ramp reads
+     * the whole grid. */
+    const uint32_t *fine_bands;
     /* true: the field's heights (malloc'd) are freed as soon as the fine steps' input is made,
      * a whole grid less at the peak; on an error the field is then left without heights
      * (NULL). Default false: on an error the field is as it was. */

@@ -648,6 +648,7 @@ trn_status trn_landscape_evolve(trn_field *field, const trn_evolve_options *o,
             if ((double)h[k] < sea) h[k] = (float)sea;
         }
         held.sp.sea_surface = false;
+        held.fine_bands = NULL; /* shore_ramp reads the whole grid */
     }
     if (o->coarsen == 1) {
         trn_stream_power_params sp = held.sp;
@@ -785,6 +786,7 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
     } else if (cascade) {
         trn_evolve_options mid = *o;
         mid.coarsen = o->coarsen / 2u;
+        mid.fine_bands = NULL; /* the next level reads this one's result whole */
         mid.sp.drainage_area = area;
         st = evolve_level(&coarse, &mid, o->cascade_steps, seed ^ (0x43415343ull * mid.coarsen),
                           out_cells, &level_umask, &level_kmask, chain, report, progress, user,
@@ -946,9 +948,9 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                                    !(fsp.critical_slope > 0) &&
                                    (uint64_t)field->cells_x * field->cells_z * TILED_LEVEL_RATIO >
                                        out_cells;
-                st = tiled ? trn_stream_power_run_tiled_comm(&fine, &fsp, o->fine_tile, o->fine_dir,
-                                                             o->fine_comm, NULL, NULL, progress,
-                                                             user, err)
+                st = tiled ? trn_stream_power_run_tiled_rows(&fine, &fsp, o->fine_tile, o->fine_dir,
+                                                             o->fine_comm, o->fine_bands, NULL,
+                                                             NULL, progress, user, err)
                            : trn_stream_power_run(&fine, &fsp, NULL, progress, user, err);
             }
             if (!st && umask_out) {

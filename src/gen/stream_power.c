@@ -2675,6 +2675,9 @@ typedef struct spt_run {
     bool peer_failed;
     bool too_many; /* more than SPT_MAX_ROOTS roots in a step */
     trn_sp_tiled_stats *stats;
+    /* NULL: every process gets the whole result; else process k only the field's rows
+     * bands[k] .. bands[k + 1] - 1 (trn_stream_power_run_tiled_rows). */
+    const uint32_t *bands;
 } spt_run;
 
 static void spt_tile_box(const spt_run *r, uint32_t t, uint32_t *x0, uint32_t *z0, uint32_t *x1,
@@ -4465,8 +4468,8 @@ static bool spt_gather_all(spt_run *r, const trn_stream_power_params *p, double 
 }
 
 /* Tiles f0 .. f1 - 1's results (heights as doubles, then areas, tile by tile; then their
- * largest area off base level) into the field as the one-process run writes them; *amax grows
- * to theirs. */
+ * largest area off base level) into the field as the one-process run writes them, only the
+ * field's rows of this process's band when the result goes by bands; *amax grows to theirs. */
 static void spt_result_put(const spt_run *r, const trn_stream_power_params *p, trn_field *field,
                            double cell_area, uint32_t f0, uint32_t f1, const uint8_t *block,
                            uint32_t *amax)
@@ -4474,6 +4477,8 @@ static void spt_result_put(const spt_run *r, const trn_stream_power_params *p, t
     const size_t per = sizeof(double) + sizeof(uint32_t);
     const bool sea = isfinite(p->sea_level);
     const uint32_t pad = r->pad, fnx = r->fnx, fnz = r->fnz;
+    const int me = r->bands ? trn_comm_rank(r->comm) : 0;
+    const uint32_t b0 = r->bands ? r->bands[me] : 0, b1 = r->bands ? r->bands[me + 1] : fnz;
     size_t at = 0;
     for (uint32_t t = f0; t < f1; t++) {
         uint32_t x0, z0, x1, z1;
@@ -4484,7 +4489,7 @@ static void spt_result_put(const spt_run *r, const trn_stream_power_params *p, t
         const uint8_t *aa = hh + tn * sizeof(double);
         for (size_t k = 0; k < tn; k++) {
             const uint32_t i = x0 + (uint32_t)(k % w), j = z0 + (uint32_t)(k / w);
-            if (i < pad || j < pad || i - pad >= fnx || j - pad >= fnz) continue;
+            if (i < pad || j < pad || i - pad >= fnx || j - pad < b0 || j - pad >= b1) continue;
             double hv;
             uint32_t av;
             memcpy(&hv, hh + k * sizeof hv, sizeof hv);
@@ -4541,11 +4546,59 @@ static bool spt_result_get(spt_run *r, uint32_t f0, uint32_t f1, uint8_t *block)
     return ok;
 }
 
+/* Whether tile t holds any of the field's rows of process k's band (bands set): then its rows
+ * [*a, *b) (the grid's, with the ring) are those. */
+static bool spt_band_rows(const spt_run *r, int k, uint32_t t, uint32_t *a, uint32_t *b)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    /* The band's rows on the grid with the ring (pad rows before the field's first). */
+    const uint32_t b0 = r->bands[k] + r->pad, b1 = r->bands[k + 1] + r->pad;
+    *a = z0 > b0 ? z0 : b0;
+    *b = z1 < b1 ? z1 : b1;
+    return *a < *b;
+}
+
+/* Tile t's rows, and the bytes of one of them in its block of results (a height as a double,
+ * an area). */
+static uint32_t z_rows(const spt_run *r, uint32_t t)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    return z1 - z0;
+}
+
+static size_t row_bytes(const spt_run *r, uint32_t t)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    return (size_t)(x1 - x0) * (sizeof(double) + sizeof(uint32_t));
+}
+
+/* Rows [a, b) of tile t's block of results (spt_result_get) into part: their heights, their
+ * areas, the tile's largest area; or back (from part into block: into, true). */
+static void spt_result_rows(const spt_run *r, uint32_t t, uint32_t a, uint32_t b, uint8_t *block,
+                            uint8_t *part, bool into)
+{
+    uint32_t x0, z0, x1, z1;
+    spt_tile_box(r, t, &x0, &z0, &x1, &z1);
+    const size_t w = x1 - x0, tn = w * (z1 - z0), pn = w * (b - a), skip = w * (a - z0);
+    uint8_t *bh = block + skip * sizeof(double);
+    uint8_t *ba = block + tn * sizeof(double) + skip * sizeof(uint32_t);
+    uint8_t *bm = block + tn * (sizeof(double) + sizeof(uint32_t));
+    uint8_t *ph = part, *pa = part + pn * sizeof(double), *pm = pa + pn * sizeof(uint32_t);
+    memcpy(into ? bh : ph, into ? ph : bh, pn * sizeof(double));
+    memcpy(into ? ba : pa, into ? pa : ba, pn * sizeof(uint32_t));
+    memcpy(into ? bm : pm, into ? pm : bm, sizeof(uint32_t));
+}
+
 /* The result on every process: each process's tiles (heights, drainage area) into the field as
  * the one-process run writes it; the largest area off base level, agreed. With point-to-point
  * blocks, one tile at a time goes from its owner to all the others (a round per tile), so a
  * process holds one tile's block besides the field, not every process's (12 bytes a sample
- * of the whole grid); else all-gathered. */
+ * of the whole grid); else all-gathered. By bands (r->bands), a tile goes only to the
+ * processes whose band of rows it meets, and each writes its band's rows only: no process
+ * receives the whole result (without point-to-point blocks it is all-gathered still). */
 static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_field *field,
                               double cell_area, uint32_t *amax, bool ok)
 {
@@ -4561,7 +4614,9 @@ static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_
         const void **send = calloc((size_t)P, sizeof *send);
         void **recv = calloc((size_t)P, sizeof *recv);
         uint64_t *count = calloc(2u * (size_t)P, sizeof *count);
-        ok = spt_agree(r, ok && block && send && recv && count);
+        /* By bands, each receiver's rows of the tile (parts[k]; parts[me]: what comes in). */
+        uint8_t **parts = r->bands ? calloc((size_t)P, sizeof *parts) : NULL;
+        ok = spt_agree(r, ok && block && send && recv && count && (!r->bands || parts));
         for (uint32_t t = 0; t < r->ntiles && ok; t++) {
             const int q = trn_comm_tile_owner(r->comm, t, r->ntiles);
             const size_t bytes = spt_result_bytes(r, t, t + 1u);
@@ -4572,19 +4627,70 @@ static bool spt_result_shared(spt_run *r, const trn_stream_power_params *p, trn_
             }
             if (q == me) {
                 /* A failed read is agreed on in the exchange's stead: the others wait. */
-                ok = spt_agree(r, spt_result_get(r, t, t + 1u, block));
-                for (int k = 0; k < P && ok; k++)
-                    if (k != me) {
+                bool got = spt_result_get(r, t, t + 1u, block);
+                for (int k = 0; k < P && got; k++) {
+                    uint32_t a, b;
+                    if (k == me) continue;
+                    if (!r->bands) {
                         send[k] = block;
                         count[k] = bytes;
+                    } else if (spt_band_rows(r, k, t, &a, &b)) {
+                        /* Only the rows of k's band: the ring puts a tile's last row in the
+                         * cache's next tile row, so a band often needs one row of a tile. */
+                        const size_t pb = spt_result_bytes(r, t, t + 1u) -
+                                          (size_t)(z_rows(r, t) - (b - a)) * row_bytes(r, t);
+                        got = (parts[k] = malloc(pb)) != NULL;
+                        if (got) {
+                            spt_result_rows(r, t, a, b, block, parts[k], false);
+                            send[k] = parts[k];
+                            count[k] = pb;
+                        }
                     }
+                }
+                /* A failed read is agreed on in the exchange's stead: the others wait. */
+                ok = spt_agree(r, got);
             } else {
-                ok = spt_agree(r, ok);
-                recv[q] = block;
-                count[P + q] = bytes;
+                uint32_t a, b;
+                bool ready = ok;
+                if (!r->bands) {
+                    recv[q] = block;
+                    count[P + q] = bytes;
+                } else if (spt_band_rows(r, me, t, &a, &b)) {
+                    /* Into the part, then its rows into the block (the others, outside the
+                     * band, are not written). */
+                    recv[q] = parts[me] = malloc(bytes);
+                    count[P + q] = bytes - (size_t)(z_rows(r, t) - (b - a)) * row_bytes(r, t);
+                    ready = ready && parts[me];
+                }
+                ok = spt_agree(r, ready);
             }
             ok = ok && trn_comm_exchange(r->comm, send, count, recv, count + P, NULL) == TRN_OK;
-            if (ok) spt_result_put(r, p, field, cell_area, t, t + 1u, block, amax);
+            if (ok && r->bands && q != me && count[P + q]) {
+                uint32_t a, b;
+                spt_band_rows(r, me, t, &a, &b);
+                spt_result_rows(r, t, a, b, block, parts[me], true);
+            }
+            if (ok && (q == me || count[P + q]))
+                spt_result_put(r, p, field, cell_area, t, t + 1u, block, amax);
+            for (int k = 0; r->bands && parts && k < P; k++) {
+                free(parts[k]);
+                parts[k] = NULL;
+            }
+        }
+        free(parts);
+        /* By bands a process saw only some tiles' largest areas; every tile its owner's. */
+        if (r->bands) {
+            void *all = NULL;
+            uint64_t *counts = NULL;
+            ok = spt_agree(r, ok) &&
+                 trn_comm_allgather(r->comm, amax, sizeof *amax, &all, &counts, NULL) == TRN_OK;
+            for (int k = 0; k < P && ok; k++) {
+                uint32_t m;
+                memcpy(&m, (const uint8_t *)all + (size_t)k * sizeof m, sizeof m);
+                if (m > *amax) *amax = m;
+            }
+            free(all);
+            free(counts);
         }
         free(block);
         free(send);
@@ -4654,6 +4760,16 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
                                            trn_stream_power_report *report,
                                            trn_progress_fn progress, void *user, trn_error *err)
 {
+    return trn_stream_power_run_tiled_rows(field, p, tile, dir, comm, NULL, stats, report,
+                                           progress, user, err);
+}
+
+trn_status trn_stream_power_run_tiled_rows(trn_field *field, const trn_stream_power_params *p,
+                                           uint32_t tile, const char *dir, trn_comm *comm,
+                                           const uint32_t *bands, trn_sp_tiled_stats *stats,
+                                           trn_stream_power_report *report,
+                                           trn_progress_fn progress, void *user, trn_error *err)
+{
     if (report) memset(report, 0, sizeof *report);
     if (stats) memset(stats, 0, sizeof *stats);
     trn_status st;
@@ -4672,6 +4788,17 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     }
     st = sp_check_run(field, p, err);
     if (st) return st;
+    if (bands) {
+        const int P = comm ? trn_comm_size(comm) : 1;
+        bool valid = bands[0] == 0 && bands[P] == field->cells_z + 1u;
+        for (int k = 0; k < P && valid; k++)
+            valid = bands[k] <= bands[k + 1];
+        if (!valid)
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "stream power in tiles: the bands of rows must run from row 0 "
+                                 "to the field's last row (%u), in order",
+                                 field->cells_z);
+    }
     if (tile < 1)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "stream power in tiles: tile: expected at least 1, found 0");
@@ -4727,6 +4854,7 @@ trn_status trn_stream_power_run_tiled_comm(trn_field *field, const trn_stream_po
     r.tnz = (s->nz + r.T - 1u) / r.T;
     r.ntiles = r.tnx * r.tnz;
     r.comm = comm;
+    r.bands = comm ? bands : NULL;
     r.stats = stats;
     r.first = comm ? (uint32_t)trn_comm_first_tile(comm, trn_comm_rank(comm), r.ntiles) : 0;
     r.last = comm && trn_comm_rank(comm) + 1 < trn_comm_size(comm)

@@ -84,6 +84,19 @@ typedef struct trn_spt_tile_area {
 trn_status trn_spt_area_tiles(uint32_t nx, uint32_t nz, uint32_t tile, const char *dir,
                               size_t count, const trn_spt_tile_area *tiles, trn_error *err);
 
+/* trn_stream_power_run_tiled_comm with the result kept by bands of rows: process k of comm gets
+ * only the field's rows bands[k] .. bands[k + 1] - 1 of the heights and drainage area (bands:
+ * comm's size + 1 row starts, from 0 to the field's rows, in order; NULL: every process gets
+ * every row), the rest of its field and area left as they came. Each tile goes from its owner
+ * only to the processes whose band it meets (with point-to-point blocks; else all-gathered):
+ * no process receives the whole result. The report is every process's (the largest area
+ * agreed). With comm NULL, bands is ignored. */
+trn_status trn_stream_power_run_tiled_rows(trn_field *field, const trn_stream_power_params *p,
+                                           uint32_t tile, const char *dir, struct trn_comm *comm,
+                                           const uint32_t *bands, trn_sp_tiled_stats *stats,
+                                           trn_stream_power_report *report,
+                                           trn_progress_fn progress, void *user, trn_error *err);
+
 /* With sea_surface: the lowest height a sample under the sea level comes back at (its level less
  * sea_surface_depth; -infinity when that is 0: the bed as it came). */
 double trn_sp_surface_floor(const trn_stream_power_params *p);

@@ -219,6 +219,10 @@ typedef struct trn_node_ctx {
     const char *solve_dir;
     /* The processes that share such a solver's tiles (NULL: this process alone). */
     struct trn_comm *solve_comm;
+    /* With solve_comm, a Stream Power node's result by bands of rows (NULL: whole): process k
+     * need make only rows solve_bands[k] .. solve_bands[k + 1] - 1 of its outputs right
+     * (comm's size + 1 row starts); the others may hold anything. */
+    const uint32_t *solve_bands;
 } trn_node_ctx;
 
 /* Node-specific validation reports through the check's context (graph_diag.c). */

@@ -63,6 +63,9 @@ typedef struct tiler {
     trn_tile_store *shared;
     uint8_t *in_shared;
     const uint8_t *up;
+    /* With the shared store: process k's band of rows of a result kept by bands, rows
+     * bands[k] .. bands[k + 1] - 1 (whole cache tile rows; comm's size + 1 starts). */
+    uint32_t *bands;
 } tiler;
 
 /* Report fraction v of the run (never below the last report); true when asked to stop. */
@@ -694,6 +697,63 @@ static trn_status drain_tiles(tiler *t, int k, trn_progress_fn progress, void *p
     return TRN_OK;
 }
 
+/* Whether global node k's result is kept by bands of rows across the split's processes: a
+ * Stream Power node (its fine steps hand each process its band, trn_node_evolve), with the
+ * shared store. */
+static bool by_bands(const tiler *t, int k)
+{
+    return t->bands && t->shared && t->reach[k].kind == TRN_REACH_GLOBAL &&
+           strcmp(t->g->nodes[k].type, "stream_power") == 0;
+}
+
+/* Global node k's result, right in this process's band of rows only, into the shared store
+ * (its float outputs, band by band: every process writes its own), then out of memory: every
+ * reader reads the shared store. Collective over the split's processes. */
+static trn_status put_band(tiler *t, int k, trn_status st, trn_error *err)
+{
+    trn_node_result *r = t->whole[k];
+    const twin all = {0, 0, t->sx, t->sz};
+    const int me = trn_comm_rank(t->split->comm);
+    const uint32_t b0 = t->bands[me], b1 = t->bands[me + 1];
+    trn_node_result *sh = st ? NULL : result_on(t, all, r->key);
+    if (!st && !sh) st = oom(err);
+    if (!st) {
+        sh->output_count = r->output_count;
+        sh->biome_rules = r->biome_rules;
+    }
+    for (uint32_t p = 0; !st && p < r->output_count; p++) {
+        const trn_gout *o = &r->outputs[p];
+        sh->outputs[p].kind = o->kind;
+        sh->outputs[p].sea_level = o->sea_level;
+        if (!float_kind(o->kind) || !o->values) continue;
+        if (o->transport) {
+            st = trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
+                               "node '%.60s': a result by bands carries no transport",
+                               t->g->nodes[k].id);
+            break;
+        }
+        if (!(sh->outputs[p].values = trn_gbuf_new(0, sizeof(float)))) {
+            st = oom(err);
+            break;
+        }
+        st = trn_tile_store_put_rows(t->shared, r->key, p, b0, b1 - b0,
+                                     (const float *)o->values->data + (size_t)b0 * t->sx, NULL,
+                                     err);
+    }
+    /* Every band is in the shared store before anyone reads it. */
+    st = trn_comm_agree(t->split->comm, st, err);
+    trn_node_result_release(t->whole[k]);
+    t->whole[k] = NULL;
+    if (st) {
+        trn_node_result_release(sh);
+        return st;
+    }
+    t->shell[k] = sh;
+    t->in_shared[k] = 1;
+    t->split->banded++;
+    return TRN_OK;
+}
+
 /* Evaluate node k on window w, its inputs given by get (cropped to w). */
 typedef trn_node_result *(*input_fn)(void *user, int source, twin w);
 
@@ -709,6 +769,7 @@ static trn_status compute_on(tiler *t, int k, twin w, const trn_grid_window *win
     if (!win) {
         ctx.solve_tile = t->tile;
         ctx.solve_dir = t->cache_dir;
+        if (by_bands(t, k)) ctx.solve_bands = t->bands;
     }
     trn_progress none = trn_progress_make(NULL, NULL);
     ctx.progress = progress ? progress : &none;
@@ -1412,15 +1473,23 @@ static trn_status run_globals(tiler *t, int sink, uint32_t size, trn_error *err)
                     t->shell[s]) {
                     /* A split result read whole: every process reads it from the shared cache
                      * (the run says for which node). */
-                    if (t->in_shared && t->in_shared[s] && !by_rows(t, s) &&
+                    if (t->in_shared && t->in_shared[s] && !by_rows(t, s) && !by_bands(t, s) &&
                         !t->split->whole_for[0])
                         snprintf(t->split->whole_for, sizeof t->split->whole_for,
                                  "node '%.60s' (%.32s)", t->g->nodes[k].id, t->g->nodes[k].type);
                     st = reload(t, s, err);
                 }
             }
-            if (!st) st = compute_on(t, k, all, NULL, global_input, &gi, &sub, &t->whole[k], err);
-            if (!st && t->store) st = spill(t, k, err);
+            if (by_bands(t, k)) {
+                /* The processes meet in put_band whatever failed here. */
+                if (!st)
+                    st = compute_on(t, k, all, NULL, global_input, &gi, &sub, &t->whole[k], err);
+                st = put_band(t, k, st, err);
+            } else {
+                if (!st)
+                    st = compute_on(t, k, all, NULL, global_input, &gi, &sub, &t->whole[k], err);
+                if (!st && t->store) st = spill(t, k, err);
+            }
         }
         if (!st && advance(t, t->tiles, ty->name)) st = cancelled(err);
         /* Assembled inputs serve this node only (another reader assembles them again). */
@@ -1554,6 +1623,16 @@ trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_reci
             if (!(t.in_shared = calloc(t.L.n ? t.L.n : 1u, 1))) st = oom(err);
             if (!st)
                 st = trn_tile_store_open_in(split->shared_dir, t.sx, t.sz, stored, &t.shared, err);
+            /* Bands of whole cache tile rows (a last row of one sample goes with the row before
+             * it, as the store keeps it), R * k / P of the R rows to process k. */
+            const int P = trn_comm_size(split->comm);
+            if (!st && !(t.bands = malloc(((size_t)P + 1u) * sizeof *t.bands))) st = oom(err);
+            if (!st) {
+                const uint64_t R = t.sz > 1u ? ((uint64_t)t.sz - 2u) / stored + 1u : 1u;
+                for (int q = 0; q < P; q++)
+                    t.bands[q] = (uint32_t)(stored * (R * (uint64_t)q / (uint64_t)P));
+                t.bands[P] = t.sz;
+            }
         }
     }
     for (uint32_t k = 0; k < t.L.n && !st; k++)
@@ -1614,6 +1693,7 @@ trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_reci
     free(t.direct_last);
     free(t.stored_transport);
     free(t.whole);
+    free(t.bands);
     free(t.reach);
     trn_graph_links_dispose(&t.L);
     return st;

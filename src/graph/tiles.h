@@ -51,6 +51,7 @@ typedef struct trn_tile_split {
      * Drainage is then gathered for it, a split result read from the shared folder), else "". */
     char whole_for[160];
     unsigned erosions; /* erosion nodes run by rows across comm's processes */
+    unsigned banded;   /* Stream Power results kept by bands of rows in the shared folder */
     uint64_t droplets; /* droplets this process ran for them, all passes */
     uint64_t sent;     /* bytes this process sent for them */
     double cpu;        /* CPU seconds this process spent in them outside the transport */

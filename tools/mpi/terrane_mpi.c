@@ -496,16 +496,16 @@ static int generate_main(int rank, int size, int argc, char **argv)
     MPI_Gather(&mine, 1, MPI_LONG, each_rss, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     /* What splitting the drainages cost: the spill graph is process 0's (of those that
      * evaluate), the bytes every process's. */
-    unsigned long long mine_d[5] = {g_solver.drainages + split.nodes,
+    unsigned long long mine_d[6] = {g_solver.drainages + split.nodes,
                                     g_solver.stats.spill_nodes + split.stats.spill_nodes,
                                     g_solver.stats.flow_links + split.stats.flow_links,
-                                    g_solver.evolutions, g_solver.drainages},
-                       most_d[5] = {0, 0, 0, 0, 0};
+                                    g_solver.evolutions, g_solver.drainages, split.banded},
+                       most_d[6] = {0, 0, 0, 0, 0, 0};
     unsigned long long moved = g_solver.stats.bytes_sent + g_solver.sent + split.stats.bytes_sent,
                        moved_all = 0;
     /* The name of the node that read a drainage whole, from process 0 (every process agrees). */
     unsigned long long sp_moved = g_solver.sp_sent, sp_moved_all = 0;
-    MPI_Reduce(mine_d, most_d, 5, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine_d, most_d, 6, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&moved, &moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&sp_moved, &sp_moved_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     /* The droplets of erosions run by rows: each process's count, to say how they were shared. */
@@ -549,8 +549,9 @@ static int generate_main(int rank, int size, int argc, char **argv)
                    breaches_most, workers_all);
         if (most_d[3])
             printf("stream power: %llu node(s) with their steps on the output grid split across "
-                   "%d processes by tiles of %lu, %.2f MiB sent in all\n",
-                   most_d[3], workers_all, tiles, (double)sp_moved_all / 1048576.0);
+                   "%d processes by tiles of %lu, %.2f MiB sent in all; %llu result(s) kept by "
+                   "bands of rows in the shared folder\n",
+                   most_d[3], workers_all, tiles, (double)sp_moved_all / 1048576.0, most_d[5]);
         if (er_nodes_most && drops_all) {
             printf("erosion: %u node(s) by rows with their droplets %s %d process%s, "
                    "droplets per process:",

@@ -8,6 +8,7 @@
 #include "core/rows.h"
 #include "graph/nodes/node_common.h"
 #include "graph/tiles.h"
+#include "terrane/comm.h"
 #include "terrane/drainage.h"
 #include "terrane/generate.h"
 #include "terrane/landscape.h"
@@ -545,6 +546,11 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
         o.fine_dir = c->solve_dir;
         o.fine_comm = c->solve_comm;
     }
+    /* The result by bands (c->solve_bands): each process makes only its rows of it, where
+     * what follows the fine steps reads a sample alone (no lakes, an open border's crop or a
+     * finer evolution grid brought down); the extremes of the relief map are agreed. */
+    const bool bands = c->solve_bands && c->solve_comm && o.fine_tile && !is(p.border, "open") &&
+                       !is(p.lakes, "fill") && !is(p.lakes, "breach");
     /* The scaled copy below is this node's own: the evolution may free it early. */
     o.free_input = true;
     /* An open border runs on the input grown past the map (base level at its far border,
@@ -590,6 +596,14 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     o.sp.threads = 0;
     uint32_t coarsen, refine;
     sp_factors(&p, f.cells_x, f.cells_z, f.size_x, f.size_z, &coarsen, &refine);
+    /* Only where the output grid's fine steps run in tiles (else their result is whole, and
+     * the relief map's extremes need no agreeing). */
+    const trn_flow_routing fine_routing =
+        o.fine_routing != TRN_ROUTING_SAME ? o.fine_routing : o.sp.routing;
+    if (bands && refine == 1 && o.coarsen > 1 && o.fine_steps &&
+        fine_routing != TRN_ROUTING_MFD && !(o.sp.critical_slope > 0) &&
+        !(o.sp.sea_surface && isfinite(o.sp.sea_level)))
+        o.fine_bands = c->solve_bands;
     /* reference_cell: run on a copy scaled by s in all three axes, which reads the parameters
      * at the reference scale (slopes and the drainage pattern do not change with s). */
     double cell = f.size_x / f.cells_x;
@@ -695,15 +709,39 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
         free(grown);
         f = *input;
     }
-    const size_t n_out = n_map;
+    /* By bands, this process's rows only, the extremes over every process's (a min and a max:
+     * the order does not matter). */
+    const int me = o.fine_bands ? trn_comm_rank(c->solve_comm) : 0;
+    const size_t k0 = o.fine_bands ? (size_t)o.fine_bands[me] * map_nx : 0;
+    const size_t n_out = o.fine_bands ? (size_t)o.fine_bands[me + 1] * map_nx : n_map;
     double lo = INFINITY, hi = -INFINITY;
     const double channel_area = o.channel_area;
 #pragma omp parallel for schedule(static) reduction(min : lo) reduction(max : hi)
-    for (size_t k = 0; k < n_out; k++) {
+    for (size_t k = k0; k < n_out; k++) {
         const double a = (double)channels[k] / channel_area;
         channels[k] = (float)(a > 1.0 ? 1.0 : a);
         if (heights[k] < lo) lo = heights[k];
         if (heights[k] > hi) hi = heights[k];
+    }
+    if (o.fine_bands) {
+        st = trn_comm_agree(c->solve_comm, TRN_OK, err);
+        const double mine[2] = {lo, hi};
+        void *all = NULL;
+        uint64_t *counts = NULL;
+        if (!st) st = trn_comm_allgather(c->solve_comm, mine, sizeof mine, &all, &counts, err);
+        for (int q = 0; !st && q < trn_comm_size(c->solve_comm); q++) {
+            double v[2];
+            memcpy(v, (const uint8_t *)all + (size_t)q * sizeof v, sizeof v);
+            if (v[0] < lo) lo = v[0];
+            if (v[1] > hi) hi = v[1];
+        }
+        free(all);
+        free(counts);
+        if (st) {
+            free(heights);
+            free(channels);
+            return trn_node_wrap(c, err, st);
+        }
     }
     /* relief input: the evolved shape stretched onto the input's height range by a monotone
      * map (it keeps every drainage path and adds no pit); with a sea inside the range the map
@@ -721,7 +759,7 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
     }
     if (keep || s != 1.0) {
 #pragma omp parallel for schedule(static)
-        for (size_t k = 0; k < n_out; k++)
+        for (size_t k = k0; k < n_out; k++)
             heights[k] = anchor && heights[k] <= sea ? (float)(heights[k] / s)
                                                      : (float)(base + (heights[k] - from) * gain);
     }
