@@ -10,6 +10,20 @@
 
 #include "terrane/core.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* OpenMP's thread count for the calls that follow (a no-op in a build without OpenMP). */
+static inline void test_set_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+
 extern int trn_test_failures;
 extern int trn_test_checks;
 

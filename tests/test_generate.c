@@ -591,22 +591,13 @@ static int check_consistent(const trn_recipe *r, const trn_generated *g)
     return bad;
 }
 
-static void set_threads(int n)
-{
-#ifdef _OPENMP
-    omp_set_num_threads(n);
-#else
-    (void)n;
-#endif
-}
-
 static void check_recipe(const char *name, const trn_recipe *r, uint64_t want_heights,
                          uint64_t want_biomes, uint64_t want_water)
 {
     trn_generated one, two, opt;
-    set_threads(1);
+    test_set_threads(1);
     CHECK_OK(trn_recipe_generate(r, NULL, &one, NULL, NULL, NULL));
-    set_threads(2);
+    test_set_threads(2);
     CHECK_OK(trn_recipe_generate(r, NULL, &two, NULL, NULL, NULL));
     /* the threads option, whatever OpenMP's default is */
     trn_generate_options go = {
@@ -657,7 +648,7 @@ static void test_generate_golden(void)
     check_recipe("hills", &t.r, 0xa237f261b140cac6ull, 0xaca850e58a4f3d73ull,
                  0x5555e49f6ac39ca8ull);
 #ifdef _OPENMP
-    set_threads(saved);
+    test_set_threads(saved);
 #endif
 }
 

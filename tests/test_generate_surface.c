@@ -164,15 +164,6 @@ static void test_roles_and_snow_line(void)
     trn_recipe_dispose(&blocked);
 }
 
-static void set_threads(int n)
-{
-#ifdef _OPENMP
-    omp_set_num_threads(n);
-#else
-    (void)n;
-#endif
-}
-
 /* The last pass's inputs made on the threads: the moisture layer (each sample what
  * trn_moisture_at gives there), the wet mask and the roles, the same bytes on 1 and 3 threads. */
 static void test_finish_inputs_threads(void)
@@ -191,7 +182,7 @@ static void test_finish_inputs_threads(void)
     trn_generated_scatter_env env[2];
     uint8_t *roles[2] = {malloc(n), malloc(n)};
     for (int t = 0; t < 2; t++) {
-        set_threads(t ? 3 : 1);
+        test_set_threads(t ? 3 : 1);
         CHECK_OK(trn_generated_scatter_env_init(&g, &r, &pal, &env[t], &e));
         CHECK_OK(trn_generated_classify_roles(&g, &r, NULL, roles[t], &e));
     }

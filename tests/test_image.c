@@ -631,15 +631,6 @@ static size_t expected_bands(const trn_image *img)
     return (img->height + rows - 1) / rows;
 }
 
-static void set_threads(int n)
-{
-#ifdef _OPENMP
-    omp_set_num_threads(n);
-#else
-    (void)n;
-#endif
-}
-
 static int max_threads(void)
 {
 #ifdef _OPENMP
@@ -730,13 +721,13 @@ static void test_png_parallel_bands(void)
         opt.filter = cases[k].filter;
         bytes one = {0}, two = {0}, three = {0};
         trn_error e;
-        set_threads(1);
+        test_set_threads(1);
         CHECK_OK(trn_png_encode(&img, &opt, &one.p, &one.n, &e));
-        set_threads(2);
+        test_set_threads(2);
         CHECK_OK(trn_png_encode(&img, &opt, &two.p, &two.n, &e));
-        set_threads(3);
+        test_set_threads(3);
         CHECK_OK(trn_png_encode(&img, &opt, &three.p, &three.n, &e));
-        set_threads(saved);
+        test_set_threads(saved);
         CHECK(one.n == two.n && memcmp(one.p, two.p, one.n) == 0);
         CHECK(one.n == three.n && memcmp(one.p, three.p, one.n) == 0);
 
@@ -800,9 +791,9 @@ static void test_png_parallel_bands(void)
     opt.compression_level = 1;
     opt.filter = TRN_PNG_FILTER_NONE;
     bytes png = {0};
-    set_threads(2);
+    test_set_threads(2);
     CHECK_OK(trn_png_encode(&rep, &opt, &png.p, &png.n, NULL));
-    set_threads(saved);
+    test_set_threads(saved);
     size_t chunks = 0;
     bytes z = idat_stream(&png, &chunks);
     CHECK_EQ_INT(chunks, expected_bands(&rep));
@@ -833,7 +824,7 @@ static void test_png_parallel_write(void)
     fill_smooth(&img);
     CHECK_EQ_INT(expected_bands(&img), 6);
     const int saved = max_threads();
-    set_threads(2);
+    test_set_threads(2);
 
     /* Cancelling in the middle, with bands in flight on other threads: no call after the
      * cancelling one, and the old file stays. */
@@ -856,10 +847,10 @@ static void test_png_parallel_write(void)
     CHECK(log.calls >= 40);
     CHECK(log.monotonic);
     CHECK(log.last == 1.0);
-    set_threads(1);
+    test_set_threads(1);
     bytes mem = {0};
     CHECK_OK(trn_png_encode(&img, NULL, &mem.p, &mem.n, &e));
-    set_threads(saved);
+    test_set_threads(saved);
     uint8_t *file = trn_test_read_file(path, &n);
     CHECK(file && n == mem.n && memcmp(file, mem.p, n) == 0);
     free(file);
@@ -871,9 +862,9 @@ static void test_png_parallel_write(void)
     CHECK_OK(trn_image_init(&wide, 300000, 3, 4, 8, NULL));
     fill_smooth(&wide);
     CHECK_EQ_INT(expected_bands(&wide), 3);
-    set_threads(2);
+    test_set_threads(2);
     CHECK_OK(trn_png_write(path, &wide, NULL, NULL, NULL, &e));
-    set_threads(saved);
+    test_set_threads(saved);
     trn_image_limits limits;
     trn_image_limits_default(&limits);
     limits.max_width = 300000;
@@ -942,11 +933,11 @@ static void test_png_slow_first_band(void)
     const int saved = max_threads();
     bytes one = {0}, two = {0}, three = {0};
     trn_error e;
-    set_threads(1);
+    test_set_threads(1);
     CHECK_OK(trn_png_encode(&img, &opt, &one.p, &one.n, &e));
-    set_threads(2);
+    test_set_threads(2);
     CHECK_OK(trn_png_encode(&img, &opt, &two.p, &two.n, &e));
-    set_threads(3);
+    test_set_threads(3);
     CHECK_OK(trn_png_encode(&img, &opt, &three.p, &three.n, &e));
     CHECK(one.n == two.n && memcmp(one.p, two.p, one.n) == 0);
     CHECK(one.n == three.n && memcmp(one.p, three.p, one.n) == 0);
@@ -962,7 +953,7 @@ static void test_png_slow_first_band(void)
     char dir[256], path[512];
     CHECK(trn_test_tmpdir(dir, sizeof dir) != NULL);
     tmp_path(dir, "slow.png", path, sizeof path);
-    set_threads(2);
+    test_set_threads(2);
     for (int attempt = 0; attempt < 4; attempt++) {
         slow_cancel sc = {(3.0 * 256.0 + 16.0) / img.height, 0};
         CHECK_STATUS(trn_png_write(path, &img, &opt, cancel_while_waiting, &sc, &e),
@@ -970,7 +961,7 @@ static void test_png_slow_first_band(void)
         CHECK(sc.calls >= 2);
         CHECK_EQ_INT(count_entries(dir), 0);
     }
-    set_threads(saved);
+    test_set_threads(saved);
     rmdir(dir);
     free(one.p);
     free(two.p);

@@ -220,10 +220,10 @@ static void *job_run(void *arg)
 
 /* Runs the tiled solve as procs processes (threads) on copies of f; jobs[r] holds process r's
  * field, area and status. fail_rank: a process whose files fail, cancel_rank: one that cancels
- * at its second step (-1: none); p2p: the transport has point-to-point blocks. */
-static void run_procs(const trn_field *f, const trn_stream_power_params *p, uint32_t tile,
-                      const char *dir, int procs, int fail_rank, int cancel_rank, bool p2p,
-                      th_job *jobs)
+ * at its second step (-1: none); p2p: the transport has point-to-point blocks; bands: each process's rows (NULL: all). */
+static void run_procs_in(const trn_field *f, const trn_stream_power_params *p, uint32_t tile,
+                         const char *dir, int procs, int fail_rank, int cancel_rank, bool p2p,
+                         const uint32_t *bands, th_job *jobs)
 {
     th_shared sh;
     memset(&sh, 0, sizeof sh);
@@ -243,6 +243,7 @@ static void run_procs(const trn_field *f, const trn_stream_power_params *p, uint
         jobs[r].fail = r == fail_rank;
         jobs[r].cancel = r == cancel_rank;
         jobs[r].p2p = p2p;
+        jobs[r].bands = bands;
         pthread_create(&th[r], NULL, job_run, &jobs[r]);
     }
     for (int r = 0; r < procs; r++)
@@ -250,8 +251,19 @@ static void run_procs(const trn_field *f, const trn_stream_power_params *p, uint
     pthread_barrier_destroy(&sh.bar);
 }
 
+static void run_procs(const trn_field *f, const trn_stream_power_params *p, uint32_t tile,
+                      const char *dir, int procs, int fail_rank, int cancel_rank, bool p2p,
+                      th_job *jobs)
+{
+    run_procs_in(f, p, tile, dir, procs, fail_rank, cancel_rank, p2p, NULL, jobs);
+}
+
+/* The same with each process given only its band of rows (bands: procs + 1 row starts). */
 static void run_procs_bands(const trn_field *f, const trn_stream_power_params *p, uint32_t tile,
-                            int procs, bool p2p, const uint32_t *bands, th_job *jobs);
+                            int procs, bool p2p, const uint32_t *bands, th_job *jobs)
+{
+    run_procs_in(f, p, tile, NULL, procs, -1, -1, p2p, bands, jobs);
+}
 
 static void free_procs(th_job *jobs, int procs)
 {
@@ -476,31 +488,6 @@ static void test_processes_bands(void)
         if (configs[c].deposition > 0 || configs[c].surface) check_bands(&configs[c], 60, 47);
 }
 
-static void run_procs_bands(const trn_field *f, const trn_stream_power_params *p, uint32_t tile,
-                            int procs, bool p2p, const uint32_t *bands, th_job *jobs)
-{
-    th_shared sh;
-    memset(&sh, 0, sizeof sh);
-    sh.size = procs;
-    pthread_barrier_init(&sh.bar, NULL, (unsigned)procs);
-    pthread_t th[8];
-    const size_t n = trn_field_sample_count(f);
-    for (int r = 0; r < procs; r++) {
-        memset(&jobs[r], 0, sizeof jobs[r]);
-        jobs[r].impl = (th_impl){&sh, r};
-        trn_field_init(&jobs[r].field, f->cells_x, f->cells_z, f->size_x, f->size_z, NULL);
-        memcpy(jobs[r].field.heights, f->heights, n * sizeof(float));
-        jobs[r].p = *p;
-        jobs[r].area = calloc(n, sizeof(float));
-        jobs[r].tile = tile;
-        jobs[r].p2p = p2p;
-        jobs[r].bands = bands;
-        pthread_create(&th[r], NULL, job_run, &jobs[r]);
-    }
-    for (int r = 0; r < procs; r++)
-        pthread_join(th[r], NULL);
-    pthread_barrier_destroy(&sh.bar);
-}
 
 static void test_processes(void)
 {

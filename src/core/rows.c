@@ -4,7 +4,9 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -83,4 +85,18 @@ void trn_rows_copy(void *dst, const void *src, size_t bytes)
         memcpy((char *)dst + at, (const char *)src + at,
                left < TRN_COPY_BLOCK ? left : TRN_COPY_BLOCK);
     }
+}
+
+long trn_cores_idle(void)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    FILE *f = fopen("/proc/loadavg", "r");
+    long running = -1;
+    if (f) {
+        double a, b, c;
+        if (fscanf(f, "%lf %lf %lf %ld/", &a, &b, &c, &running) != 4) running = -1;
+        fclose(f);
+    }
+    if (cpus < 1 || running < 1) return -1;
+    return cpus - running;
 }

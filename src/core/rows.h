@@ -26,6 +26,11 @@ bool trn_rows_run(size_t rows, int threads, size_t min_rows, trn_row_fn fn, void
 /* The thread count trn_rows_run uses for these arguments (for sizing per-thread scratch). */
 int trn_rows_threads(size_t rows, int threads, size_t min_rows);
 
+/* The online CPUs less the runnable tasks of /proc/loadavg (the calling thread among them): the
+ * cores no process is running on now; below 0, tasks are waiting for a core; -1 also where it
+ * cannot be read. For choosing how many threads to wake, never what they compute. */
+long trn_cores_idle(void);
+
 /* Fine rows 0 .. fine_rows - 1 read onto coarse rows by nearest row (fine row j to coarse row
  * floor(j * scale + 0.5), which never decreases with j): first[cj] (coarse_rows + 2 entries,
  * cj = 0 .. coarse_rows + 1) is the first fine row of coarse row cj, so its rows are first[cj]

@@ -13,6 +13,7 @@
 #include "core/huge_alloc.h"
 #include "core/kernel.h"
 #include "core/progress.h"
+#include "core/rows.h"
 #include "terrane/drainage.h"
 #include "gen/d8.h"
 #include "gen/d8_rules.h"
@@ -1517,16 +1518,7 @@ done:; /* a label cannot precede a declaration before C23 (clang refuses it) */
  * the same for any strip count, so this choice never changes a result. */
 static int idle_cores(void)
 {
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    FILE *f = fopen("/proc/loadavg", "r");
-    long running = -1;
-    if (f) {
-        double a, b, c;
-        if (fscanf(f, "%lf %lf %lf %ld/", &a, &b, &c, &running) != 4) running = -1;
-        fclose(f);
-    }
-    if (cpus < 1 || running < 1) return 0;
-    const long idle = cpus - running; /* running counts this thread */
+    const long idle = trn_cores_idle(); /* counts this thread as running */
     return idle > 0 ? (int)idle : 0;
 }
 

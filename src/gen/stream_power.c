@@ -16,6 +16,7 @@
 #include "core/checked.h"
 #include "core/huge_alloc.h"
 #include "core/progress.h"
+#include "core/rows.h"
 #include "terrane/landscape.h"
 #include "gen/d8.h"
 #include "gen/stream_power_dep.h"
@@ -374,11 +375,13 @@ static void sp_crew_quit(sp_crew *c)
     sp_crew_post(c, 1);
 }
 
-static inline long sp_idle_cores(void);
-/* Profiling builds may define SP_IDLE_CORES() to a number: a shared machine's benchmark runs
- * as if that many cores were free. */
+/* Cores no process is running on now (trn_cores_idle, the drainage's strips follow the same
+ * rule); below 0, tasks are waiting for a core. A helper that shares its core with another
+ * program waits a time slice for it at every job, so small grids run on one thread on a busy
+ * machine; the bytes are the same either way. Profiling builds may define SP_IDLE_CORES() to a
+ * number: a shared machine's benchmark runs as if that many cores were free. */
 #ifndef SP_IDLE_CORES
-#define SP_IDLE_CORES() sp_idle_cores()
+#define SP_IDLE_CORES() trn_cores_idle()
 #endif
 
 /* Every SP_CREW_CHECK steps of a default run: while a task waits for a core (other programs
@@ -427,25 +430,6 @@ static int sp_par_threads(const sp_state *s)
 #else
     return 1;
 #endif
-}
-
-/* The online CPUs less the runnable tasks of /proc/loadavg (this thread among them): the
- * cores no process is running on now (the drainage's strips follow the same rule); below 0,
- * tasks are waiting for a core. A helper that shares its core with another program waits a
- * time slice for it at every job, so small grids run on one thread on a busy machine; the
- * bytes are the same either way. */
-static inline long sp_idle_cores(void)
-{
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    FILE *f = fopen("/proc/loadavg", "r");
-    long running = -1;
-    if (f) {
-        double a, b, c;
-        if (fscanf(f, "%lf %lf %lf %ld/", &a, &b, &c, &running) != 4) running = -1;
-        fclose(f);
-    }
-    if (cpus < 1 || running < 1) return -1;
-    return cpus - running;
 }
 
 /* The crew's threads for a run of its own (1: none): small grids, not MFD, not already in a
