@@ -220,7 +220,8 @@ static void *job_run(void *arg)
 
 /* Runs the tiled solve as procs processes (threads) on copies of f; jobs[r] holds process r's
  * field, area and status. fail_rank: a process whose files fail, cancel_rank: one that cancels
- * at its second step (-1: none); p2p: the transport has point-to-point blocks; bands: each process's rows (NULL: all). */
+ * at its second step (-1: none); p2p: the transport has point-to-point blocks; bands: each
+ * process's rows (NULL: every row). */
 static void run_procs_in(const trn_field *f, const trn_stream_power_params *p, uint32_t tile,
                          const char *dir, int procs, int fail_rank, int cancel_rank, bool p2p,
                          const uint32_t *bands, th_job *jobs)
