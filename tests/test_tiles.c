@@ -1379,6 +1379,23 @@ static void test_tiled_geotiff_cog(void)
     remove("tiles_cog.tif");
 }
 
+/* The memory estimate of recipe text's graph in tiles of 256 (which names a first tile). */
+static uint64_t estimate_256(const char *text)
+{
+    trn_recipe r;
+    trn_graph g;
+    trn_error e;
+    uint64_t bytes = 0;
+    CHECK_OK(trn_recipe_parse(text, strlen(text), "estimate.json", &r, NULL, &e));
+    CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
+    int first = -2;
+    CHECK_OK(trn_graph_tiles_memory(&g, &r, NULL, 256, &bytes, &first, &e));
+    CHECK(first >= 0);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    return bytes;
+}
+
 /* The memory estimate of a tiled run counts a coarsened Stream Power's hand-over to the output
  * grid: six floats an output sample (its field's copy, heights, drainage area, uplift and
  * erodibility factors, the detail made ahead) with its two inputs, and five floats and five
@@ -1401,16 +1418,7 @@ static void test_memory_estimate_handover(void)
                  "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":"
                  "\"sp\",\"pin\":\"field\"}}}]}}",
                  cascade ? ",\"cascade_steps\":2" : "");
-        trn_recipe r;
-        trn_graph g;
-        trn_error e;
-        CHECK_OK(trn_recipe_parse(text, strlen(text), "estimate.json", &r, NULL, &e));
-        CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
-        int first = -2;
-        CHECK_OK(trn_graph_tiles_memory(&g, &r, NULL, 256, &bytes[cascade], &first, &e));
-        CHECK(first >= 0);
-        trn_graph_dispose(&g);
-        trn_recipe_dispose(&r);
+        bytes[cascade] = estimate_256(text);
     }
     const uint64_t whole = 1025ull * 1025ull * 4u;
     const uint64_t level = 5u * 4u + 5u * 8u; /* bytes a sample of the coarser grid */
@@ -1445,16 +1453,7 @@ static void test_memory_estimate_breach(void)
                  "{\"id\":\"out\",\"type\":\"terrain_output\",\"inputs\":{\"field\":{\"node\":"
                  "\"c\"}}}]}}",
                  fill ? "fill" : "breach");
-        trn_recipe r;
-        trn_graph g;
-        trn_error e;
-        CHECK_OK(trn_recipe_parse(text, strlen(text), "estimate.json", &r, NULL, &e));
-        CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
-        int first = -2;
-        CHECK_OK(trn_graph_tiles_memory(&g, &r, NULL, 256, &bytes[fill], &first, &e));
-        CHECK(first >= 0);
-        trn_graph_dispose(&g);
-        trn_recipe_dispose(&r);
+        bytes[fill] = estimate_256(text);
     }
     const uint64_t samples = 1025ull * 1025ull;
     /* The input (4 bytes a sample) and the breach's 30. */
