@@ -69,4 +69,15 @@ foreach(np 2 4)
   endif()
   set_tests_properties(mpi_stream_power_np${np} PROPERTIES SKIP_RETURN_CODE 77
                        ENVIRONMENT "${TRN_MPI_TEST_ENV}" TIMEOUT 300)
+  if(TRN_MPI_BUILT AND TRN_MPIRUN)
+    add_test(NAME mpi_generate_strokes_np${np}
+             COMMAND sh ${CMAKE_SOURCE_DIR}/tests/mpi_generate_strokes.sh ${TRN_MPIRUN}
+                     $<TARGET_FILE:terrane-mpi> $<TARGET_FILE:terrane> ${np}
+                     ${CMAKE_CURRENT_BINARY_DIR}/mpi_strokes_np${np})
+  else()
+    add_test(NAME mpi_generate_strokes_np${np}
+             COMMAND sh -c "echo 'OpenMPI not built in (TRN_MPI off or not found): skipped'; exit 77")
+  endif()
+  set_tests_properties(mpi_generate_strokes_np${np} PROPERTIES SKIP_RETURN_CODE 77
+                       ENVIRONMENT "${TRN_MPI_TEST_ENV}" TIMEOUT 300)
 endforeach()

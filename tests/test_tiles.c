@@ -13,6 +13,7 @@
 #include "core/paths.h"
 #include "graph/tile_store.h"
 #include "graph/tiles.h"
+#include "recipe/tiles_replay.h"
 #include "terrane/generate.h"
 #include "terrane/geotiff.h"
 #include "terrane/graph.h"
@@ -947,17 +948,121 @@ static void test_strokes_on_tiles(void)
     uint64_t held_big = 0;
     CHECK_OK(trn_recipe_tiles_held(&r, 1000, &held_big, &e));
     CHECK(held_big > held); /* a tile of 1000 holds every row */
-    /* A window with strokes is refused. */
-    collect c;
-    memset(&c, 0, sizeof c);
-    const trn_graph_tile_options win = {.tile = 16, .samples_x = 4, .samples_z = 4};
-    CHECK_STATUS(trn_recipe_evaluate_tiles(&r, &g, &o, &win, collect_tile, &c, NULL, NULL, &e),
-                 TRN_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(e.message, "a window of the world cannot be generated with the recipe's "
-                              "sculpt and protection strokes");
     trn_generated_dispose(&gen);
     trn_graph_dispose(&g);
     trn_recipe_dispose(&r);
+}
+
+/* A chain of overlapping strokes down the middle (each smooth with a hard edge and many stamps,
+ * so what it leaves depends on what the strokes before it left around it), a flatten and a
+ * smooth across it, a lower at the far corner and a protection snapshot. */
+static const char recipe_chain[] =
+    "{\"size\":[256,256],\"resolution\":[64,64],\"seed\":4,\"default_landform\":\"hills\","
+    "\"landforms\":{\"hills\":{\"height_variation\":40,\"feature_size\":60,\"octaves\":4}},"
+    "\"default_biome\":\"grass\",\"biomes\":{\"grass\":{\"color\":[0.4,0.6,0.3,1]}},"
+    "\"edits\":[{\"type\":\"smooth\",\"radius\":20,\"strength\":1,\"falloff\":0,"
+    "\"points\":[[128,20],[128,26],[128,32],[128,38],[128,44],[126,50],[124,56]]},"
+    "{\"type\":\"raise\",\"radius\":20,\"strength\":5,\"points\":[[120,60],[130,70]]},"
+    "{\"type\":\"smooth\",\"radius\":16,\"strength\":1,\"falloff\":0,"
+    "\"points\":[[128,64],[128,70],[128,76],[128,82],[128,88],[128,94],[128,100],[128,106]]},"
+    "{\"type\":\"flatten\",\"radius\":18,\"target_height\":10,\"center\":[60,140]},"
+    "{\"type\":\"smooth\",\"radius\":14,\"strength\":1,\"falloff\":0,"
+    "\"points\":[[128,112],[100,130],[80,140],[64,150]]},"
+    "{\"type\":\"lower\",\"radius\":25,\"strength\":3,\"center\":[250,250]},"
+    "{\"type\":\"protect\",\"grid\":[64,64],\"samples\":[[32,40,7.5],[33,40,-1]]}]}";
+
+/* Windows of the world with strokes give the whole grid's heights over their tiles and
+ * deliver no other tile: bands of rows as wide as the grid (as terrane-mpi generate's
+ * processes take them) and a window inside the grid, for tiles that do not divide it. */
+static void windows_match(const char *json)
+{
+    trn_recipe r;
+    trn_error e;
+    CHECK_OK(trn_recipe_parse(json, strlen(json), "s.json", &r, NULL, &e));
+    trn_generate_options go;
+    memset(&go, 0, sizeof go);
+    go.threads = 1;
+    trn_generated gen;
+    CHECK_OK(trn_recipe_generate(&r, &go, &gen, NULL, NULL, &e));
+    trn_graph g;
+    CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
+    trn_graph_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = 1;
+    const size_t n = (size_t)SAMPLES * SAMPLES;
+    float *v = malloc(n * sizeof *v);
+    CHECK(v != NULL);
+    const uint32_t sizes[] = {7, 16};
+    for (uint32_t k = 0; k < 2; k++) {
+        const uint32_t t = sizes[k], rows = (SAMPLES + t - 1u) / t;
+        for (uint32_t band = 1; band <= 2; band++)
+            for (uint32_t r0 = 0; r0 < rows; r0 += band) {
+                const uint32_t z0 = r0 * t, z1 = (r0 + band) * t < SAMPLES ? (r0 + band) * t
+                                                                              : SAMPLES;
+                /* Bands, then one window inside the grid (its tiles: columns 1 and 2). */
+                for (int inner = 0; inner < 2; inner++) {
+                    trn_graph_tile_options to = {.tile = t, .z0 = z0, .samples_z = z1 - z0,
+                                                 .samples_x = SAMPLES};
+                    if (inner) {
+                        to.x0 = t + 1u;
+                        to.samples_x = t;
+                    }
+                    const uint32_t i0 = inner ? t : 0u,
+                                   i1 = inner ? (3u * t < SAMPLES ? 3u * t : SAMPLES) : SAMPLES;
+                    for (size_t q = 0; q < n; q++)
+                        v[q] = NAN;
+                    collect c;
+                    memset(&c, 0, sizeof c);
+                    c.v = v;
+                    trn_tiles_replayed done;
+                    CHECK_OK(trn_recipe_evaluate_tiles_split(&r, &g, &o, &to, NULL, NULL,
+                                                             collect_tile, &c, NULL, NULL, &done,
+                                                             &e));
+                    CHECK(!c.row_order_broken);
+                    CHECK_EQ_INT(c.tiles, ((i1 - i0 + t - 1u) / t) * ((z1 - z0 + t - 1u) / t));
+                    bool same = true;
+                    for (uint32_t j = 0; j < SAMPLES; j++)
+                        for (uint32_t i = 0; i < SAMPLES; i++) {
+                            const float got = v[(size_t)j * SAMPLES + i];
+                            const bool in = i >= i0 && i < i1 && j >= z0 && j < z1;
+                            if (in ? memcmp(&got, &gen.field.heights[(size_t)j * SAMPLES + i],
+                                            sizeof got) != 0
+                                   : !isnan(got))
+                                same = false;
+                        }
+                    if (!same) {
+                        fprintf(stderr, "tiles of %u, rows %u..%u%s differ from the whole grid\n",
+                                t, z0, z1, inner ? " (inner window)" : "");
+                        CHECK(false);
+                    }
+                    /* What it cost: the window's tiles and those of the strokes around it. */
+                    CHECK(done.z0 <= z0 && done.z0 + done.samples_z >= z1);
+                    CHECK_EQ_INT(done.extra, (uint64_t)done.samples_x * done.samples_z -
+                                                 (uint64_t)(i1 - i0) * (z1 - z0));
+                }
+            }
+    }
+    /* The whole grid as one window: nothing evaluated beyond it, every stroke replayed. */
+    trn_tiles_replayed done;
+    collect c;
+    memset(&c, 0, sizeof c);
+    c.v = v;
+    const trn_graph_tile_options all = {.tile = 16};
+    CHECK_OK(trn_recipe_evaluate_tiles_split(&r, &g, &o, &all, NULL, NULL, collect_tile, &c, NULL,
+                                             NULL, &done, &e));
+    CHECK_EQ_INT(done.extra, 0);
+    CHECK(done.strokes > 0);
+    CHECK(memcmp(v, gen.field.heights, n * sizeof *v) == 0);
+    free(v);
+    trn_generated_dispose(&gen);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+}
+
+static void test_strokes_on_windows(void)
+{
+    windows_match(recipe_strokes);
+    windows_match(recipe_chain);
 }
 
 /* ---- the largest world: 65537 x 65537 samples, more than 2^32 ---- */
@@ -1477,6 +1582,7 @@ int main(void)
     RUN(test_drain_in_tiles);
     RUN(test_split_in_tiles);
     RUN(test_strokes_on_tiles);
+    RUN(test_strokes_on_windows);
     RUN(test_far_corner_of_largest_grid);
     RUN(test_global_node_on_largest_grid);
     RUN(test_tile_store_far_corner);

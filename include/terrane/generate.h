@@ -296,10 +296,11 @@ trn_status trn_recipe_generate(const trn_recipe *recipe, const trn_generate_opti
  * trn_graph_evaluate_tiles delivers them, with the recipe's sculpt and protection strokes
  * replayed on them: the heights trn_recipe_generate publishes, bit for bit. The rows of tiles
  * the strokes reach (the union of their stamps' boxes) are held in memory until the
- * last of them is evaluated, then delivered in order. Regions and exclusions leave the heights
- * alone; a region whose biome blends in its own landform is refused (TRN_ERR_UNSUPPORTED), as
- * are strokes with a window (tiles->samples_x). tiles->node_id set: no strokes, as
- * trn_graph_evaluate_tiles. */
+ * last of them is evaluated, then delivered in order. With a window (tiles->samples_x), the
+ * tiles around the strokes that meet it (and those that meet theirs) are evaluated as well and
+ * only the window's tiles delivered. Regions and exclusions leave the heights alone; a region
+ * whose biome blends in its own landform is refused (TRN_ERR_UNSUPPORTED). tiles->node_id set:
+ * no strokes, as trn_graph_evaluate_tiles. */
 trn_status trn_recipe_evaluate_tiles(const trn_recipe *recipe, const trn_graph *graph,
                                      const trn_graph_options *options,
                                      const trn_graph_tile_options *tiles, trn_graph_tile_sink sink,

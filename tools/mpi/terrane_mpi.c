@@ -14,6 +14,7 @@
 #include "gen/stream_power_tiled.h"
 #include "graph/tiles.h"
 #include "mpi/comm_mpi.h"
+#include "recipe/tiles_replay.h"
 #include "terrane/drainage.h"
 #include "terrane/drainage_tiled.h"
 #include "terrane/generate.h"
@@ -26,7 +27,8 @@
 
 static const char usage[] =
     "usage: mpirun -np N terrane-mpi generate RECIPE --tiles SAMPLES -o OUT.tif\n"
-    "                 [--resolution CXxCZ] [--threads T] [--max-work N] [--progress]\n"
+    "                 [--resolution CXxCZ [--keep-edits | --clear-edits]] [--threads T]\n"
+    "                 [--max-work N] [--progress]\n"
     "Evaluates the recipe's graph tile by tile, each process the tile rows [R*r/N, R*(r+1)/N)\n"
     "of the R rows of tiles (Drainage nodes are split across the processes by tiles, Barnes'\n"
     "method, their results kept in tiles in a folder beside the output that every process\n"
@@ -34,8 +36,10 @@ static const char usage[] =
     "of an erosion run by rows, by bands of rows; other global nodes run on every process),\n"
     "and writes one Cloud-Optimized\n"
     "GeoTIFF (BigTIFF, with overviews) on process 0: the same bytes as 'terrane generate RECIPE\n"
-    "--tiles SAMPLES -o OUT.tif' on any process count. Process 0 prints the heights' xxh64,\n"
-    "the time and each process's peak resident size.\n"
+    "--tiles SAMPLES -o OUT.tif' on any process count. Sculpt strokes and protection\n"
+    "snapshots are replayed: each process also evaluates the rows of tiles the strokes meeting\n"
+    "its rows need. Process 0 prints the heights' xxh64, the time and each process's peak\n"
+    "resident size.\n"
     "\n"
     "usage: mpirun -np N terrane-mpi drainage (INPUT | --landform SAMPLES [--seed S])\n"
     "                 [--tile SAMPLES] [--sea LEVEL] [--out PREFIX] [--runs R] [--whole]\n"
@@ -309,6 +313,7 @@ static int generate_main(int rank, int size, int argc, char **argv)
     unsigned long tiles = 0, cx = 0, cz = 0, threads = 0;
     unsigned long long max_work = 0;
     int progress = 0, bad = 0;
+    trn_edit_policy edits = TRN_EDITS_REFUSE;
     for (int a = 2; a < argc && !bad; a++) {
         const char *s = argv[a];
         const int more = a + 1 < argc;
@@ -324,6 +329,11 @@ static int generate_main(int rank, int size, int argc, char **argv)
             max_work = strtoull(argv[++a], NULL, 10);
         else if (!strcmp(s, "--progress"))
             progress = 1;
+        else if (!strcmp(s, "--keep-edits") || !strcmp(s, "--clear-edits")) {
+            const trn_edit_policy p = s[2] == 'k' ? TRN_EDITS_KEEP : TRN_EDITS_CLEAR;
+            bad = edits != TRN_EDITS_REFUSE && edits != p; /* the two exclude each other */
+            edits = p;
+        }
         else if (s[0] != '-' && !recipe_path)
             recipe_path = s;
         else
@@ -360,14 +370,9 @@ static int generate_main(int rank, int size, int argc, char **argv)
     trn_status st = comm ? TRN_OK : trn_error_set(&err, TRN_ERR_NO_MEMORY, NULL, -1, "out of memory");
     if (!st) st = trn_recipe_read_source(recipe_path, &r, NULL, &err);
     have_recipe = st == TRN_OK;
-    if (!st && r.stroke_count)
-        st = trn_error_set(&err, TRN_ERR_UNSUPPORTED, recipe_path, -1,
-                           "the recipe's %u regions, edits and exclusions are applied to the "
-                           "whole grid: generate it without tiles",
-                           r.stroke_count);
     if (!st && cx)
         st = trn_recipe_change_grid(&r, r.size_x, r.size_z, (uint32_t)cx, (uint32_t)cz,
-                                    TRN_EDITS_REFUSE, &err);
+                                    edits, &err);
     if (!st) st = trn_graph_from_recipe(&r, &g, &err);
     have_graph = st == TRN_OK;
     /* This process's rows of tiles, and its band file beside the output. */
@@ -413,6 +418,8 @@ static int generate_main(int rank, int size, int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = now_s();
+    trn_tiles_replayed replayed;
+    memset(&replayed, 0, sizeof replayed);
     band_writer b;
     memset(&b, 0, sizeof b);
     b.width = width;
@@ -435,9 +442,11 @@ static int generate_main(int rank, int size, int argc, char **argv)
                                            .samples_x = width, .samples_z = z1 - z0,
                                            .cache_dir = folder};
         if (!st)
-            st = trn_graph_evaluate_tiles_split(
-                &g, &r, &o, &to, mpi_solve, &split, band_put, &b,
-                progress && rank == 0 ? progress_print : progress_quiet, NULL, &err);
+            /* Sculpt strokes: the rows of tiles the strokes meeting this band need are
+             * evaluated too, the strokes replayed over them, and only the band kept. */
+            st = trn_recipe_evaluate_tiles_split(
+                &r, &g, &o, &to, mpi_solve, &split, band_put, &b,
+                progress && rank == 0 ? progress_print : progress_quiet, NULL, &replayed, &err);
         if (b.f && fclose(b.f) != 0 && !st)
             st = trn_error_set(&err, TRN_ERR_IO, part, -1, "cannot write this process's band file");
         b.f = NULL;
@@ -526,6 +535,14 @@ static int generate_main(int rank, int size, int argc, char **argv)
     /* Breaches split: counted by the processes that evaluate, which need not include 0. */
     unsigned breaches = split.breaches, breaches_most = 0;
     MPI_Reduce(&breaches, &breaches_most, 1, MPI_UNSIGNED, MPI_MAX, 0, MPI_COMM_WORLD);
+    /* What the strokes cost: rows evaluated beyond each process's own (the band is as wide as
+     * the grid, so the extra samples are whole rows). */
+    unsigned long long extra_rows = width ? replayed.extra / width : 0u, extra_all = 0,
+                       extra_most = 0, strokes_most = 0, strokes_mine = replayed.strokes;
+    MPI_Reduce(&extra_rows, &extra_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&extra_rows, &extra_most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&strokes_mine, &strokes_most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0,
+               MPI_COMM_WORLD);
     int workers = work != MPI_COMM_NULL, workers_all = 0;
     MPI_Reduce(&workers, &workers_all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     int status = 0;
@@ -569,6 +586,12 @@ static int generate_main(int rank, int size, int argc, char **argv)
                        "written by the busiest process, %.3f MiB in all\n",
                        (double)er_kept_most / 1048576.0, (double)er_kept_all / 1048576.0);
         }
+        if (strokes_most)
+            printf("strokes: up to %llu sculpt and protection stroke(s) replayed on a process; "
+                   "%llu rows evaluated again for them beyond the processes' own (%.1f%% of the "
+                   "grid's %u), at most %llu by one process\n",
+                   strokes_most, extra_all, 100.0 * (double)extra_all / (double)height, height,
+                   extra_most);
         printf("heights xxh64 %016llx\n", (unsigned long long)XXH64_digest(h));
         printf("time s: %.3f (tiles %.3f), peak resident MiB (largest process): %.0f\n", wall,
                t_eval, (double)most / 1024.0);
