@@ -1,12 +1,13 @@
 #!/bin/sh
 # mpirun -np N terrane-mpi generate with sculpt strokes (raise, lower, flatten, smooth) and a
-# protection snapshot, one crossing every process's band border and one at the grid's edge,
+# protection snapshot, a chain of them crossing a band border, others at the grid's edge,
 # with a painted region and an exclusion (they leave the heights alone): the bytes of one
 # process, of 'terrane generate --tiles' and of the whole grid generated without tiles, for
 # tiles that do not divide the grid; the same with a split Drain Depressions (each process
 # reading beyond its band the filled tiles other processes wrote). The strokes change the
 # heights, their order matters, and process 0 says what they cost. A region that blends in its
-# own landform is refused with one message.
+# own landform is refused with one message. Strokes over a split stream power evolution, fill
+# and erosion by rows.
 # usage: mpi_generate_strokes.sh MPIRUN TERRANE_MPI TERRANE NP WORKDIR
 set -eu
 mpirun=$1 tool=$2 cli=$3 np=$4 work=$5
@@ -64,6 +65,42 @@ for name in strokes fill; do
         echo "ok $name --tiles $tile -np $np $(grep '^strokes' "$work/many.txt")"
     done
 done
+# Strokes over a stream power evolution split across the processes (its result kept by bands of
+# rows), a split fill of it and a droplet erosion by rows: the rows evaluated again read the
+# other processes' bands from the shared folder. The bytes of terrane generate --tiles and of
+# the whole grid.
+cat >"$work/sp.json" <<'JSON'
+{"size": [2048, 1536], "resolution": [150, 110], "seed": 9, "default_landform": "base",
+ "landforms": {"base": {"height_variation": 100}}, "default_biome": "g",
+ "biomes": {"g": {"color": [0.4, 0.6, 0.3, 1]}},
+ "edits": [{"type": "raise", "radius": 100, "strength": 20, "points": [[1000, 500], [1050, 700]]},
+  {"type": "smooth", "radius": 90, "strength": 1, "falloff": 0, "points": [[1000, 600], [1020, 700], [1040, 800], [1060, 900]]},
+  {"type": "lower", "radius": 60, "strength": 10, "center": [2040, 1530]}],
+ "graph": {"format_version": 1, "output": "out", "nodes": [
+  {"id": "n", "type": "noise_terrain", "params": {"height_variation": 300, "feature_size": 600, "octaves": 5}},
+  {"id": "e", "type": "stream_power", "params": {"reference_cell": 30, "evolution_cell": 32,
+   "fine_steps": 3, "steps": 20, "m": 0.5, "relief": "input", "border": "outlets", "deposition": 1},
+   "inputs": {"field": {"node": "n"}}},
+  {"id": "dd", "type": "drain_depressions", "params": {"mode": "fill"}, "inputs": {"field": {"node": "e", "pin": "field"}}},
+  {"id": "er", "type": "erosion", "params": {"lifetime": 4, "radius": 2, "thermal_iterations": 3,
+   "droplet_density": 2}, "inputs": {"field": {"node": "dd"}}},
+  {"id": "s", "type": "slope_mask", "params": {"min": 2, "max": 30}, "inputs": {"field": {"node": "er", "pin": "field"}}},
+  {"id": "b", "type": "height_offset", "params": {"offset": -5},
+   "inputs": {"field": {"node": "er", "pin": "field"}, "mask": {"node": "s"}}},
+  {"id": "out", "type": "terrain_output", "inputs": {"field": {"node": "b"}}}]}}
+JSON
+"$cli" generate "$work/sp.json" -q -o "$work/sp-whole.r32"
+"$cli" generate "$work/sp.json" --tiles 16 -q -o "$work/cli.tif"
+"$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/sp.json" --tiles 16 \
+    -o "$work/many.tif" >"$work/many.txt"
+cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL stream power with strokes: -np $np differs from terrane generate --tiles"; fail=1; }
+"$cli" convert "$work/many.tif" "$work/many.r32" >/dev/null 2>&1
+cmp -s "$work/many.r32" "$work/sp-whole.r32" || { echo "FAIL stream power with strokes: -np $np differs from the whole grid"; fail=1; }
+grep -q "1 result(s) kept by bands of rows in the shared folder" "$work/many.txt" || {
+    echo "FAIL stream power with strokes: the result not kept by bands"; cat "$work/many.txt"; fail=1; }
+grep -q "^strokes: .* [1-9][0-9]* rows evaluated again" "$work/many.txt" || {
+    echo "FAIL stream power with strokes: no rows evaluated again"; cat "$work/many.txt"; fail=1; }
+echo "ok stream power with strokes -np $np $(grep '^strokes' "$work/many.txt")"
 # Another grid: the strokes kept at their terrain positions (a protection snapshot refuses that)
 # or cleared, as terrane generate does; without either, refused with the choice named.
 recipe "$(printf '%s\n' "$edits" | grep -v '"protect"' | sed '$s/},$/}/')" "" >"$work/keep.json"
