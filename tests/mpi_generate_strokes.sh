@@ -6,8 +6,8 @@
 # tiles that do not divide the grid; the same with a split Drain Depressions (each process
 # reading beyond its band the filled tiles other processes wrote). The strokes change the
 # heights, their order matters, and process 0 says what they cost. A region that blends in its
-# own landform is refused with one message. Strokes over a split stream power evolution, fill
-# and erosion by rows.
+# own landform is refused with one message. Two smooths, one reading what the other left across
+# a band border. Strokes over a split stream power evolution, fill and erosion by rows.
 # usage: mpi_generate_strokes.sh MPIRUN TERRANE_MPI TERRANE NP WORKDIR
 set -eu
 mpirun=$1 tool=$2 cli=$3 np=$4 work=$5
@@ -65,6 +65,24 @@ for name in strokes fill; do
         echo "ok $name --tiles $tile -np $np $(grep '^strokes' "$work/many.txt")"
     done
 done
+# Two smooths with a hard edge across the band border at row 48: the first lies wholly below the
+# border, the second crosses it and reads what the first left. The process above the border
+# must run the first as well, over its whole box, before the second.
+cat >"$work/order.json" <<'JSON'
+{"size": [1000, 900], "resolution": [100, 90], "seed": 11, "default_landform": "hills",
+ "landforms": {"hills": {"height_variation": 60, "feature_size": 120, "octaves": 5}},
+ "default_biome": "g", "biomes": {"g": {"color": [0.4, 0.6, 0.3, 1]}},
+ "edits": [{"type": "smooth", "radius": 50, "strength": 1, "falloff": 0,
+  "points": [[500, 330], [500, 345], [500, 360], [500, 375], [500, 390], [500, 405], [500, 410]]},
+ {"type": "smooth", "radius": 50, "strength": 1, "falloff": 0,
+  "points": [[500, 440], [500, 450], [500, 460], [500, 470], [500, 480], [500, 490], [500, 500]]}]}
+JSON
+"$cli" generate "$work/order.json" -q -o "$work/order-whole.r32"
+"$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/order.json" --tiles 16 \
+    -o "$work/many.tif" >"$work/many.txt"
+"$cli" convert "$work/many.tif" "$work/many.r32" >/dev/null 2>&1
+cmp -s "$work/many.r32" "$work/order-whole.r32" || { echo "FAIL two smooths across a border: -np $np differs from the whole grid"; fail=1; }
+echo "ok two smooths across a border -np $np $(grep '^strokes' "$work/many.txt")"
 # Strokes over a stream power evolution split across the processes (its result kept by bands of
 # rows), a split fill of it and a droplet erosion by rows: the rows evaluated again read the
 # other processes' bands from the shared folder. The bytes of terrane generate --tiles and of
