@@ -997,12 +997,12 @@ static void windows_match(const char *json)
         const uint32_t t = sizes[k], rows = (SAMPLES + t - 1u) / t;
         for (uint32_t band = 1; band <= 2; band++)
             for (uint32_t r0 = 0; r0 < rows; r0 += band) {
-                const uint32_t z0 = r0 * t, z1 = (r0 + band) * t < SAMPLES ? (r0 + band) * t
-                                                                              : SAMPLES;
+                const uint32_t z0 = r0 * t,
+                               z1 = (r0 + band) * t < SAMPLES ? (r0 + band) * t : SAMPLES;
                 /* Bands, then one window inside the grid (its tiles: columns 1 and 2). */
                 for (int inner = 0; inner < 2; inner++) {
-                    trn_graph_tile_options to = {.tile = t, .z0 = z0, .samples_z = z1 - z0,
-                                                 .samples_x = SAMPLES};
+                    trn_graph_tile_options to = {
+                        .tile = t, .z0 = z0, .samples_z = z1 - z0, .samples_x = SAMPLES};
                     if (inner) {
                         to.x0 = t + 1u;
                         to.samples_x = t;
@@ -1015,9 +1015,8 @@ static void windows_match(const char *json)
                     memset(&c, 0, sizeof c);
                     c.v = v;
                     trn_tiles_replayed done;
-                    CHECK_OK(trn_recipe_evaluate_tiles_split(&r, &g, &o, &to, NULL, NULL,
-                                                             collect_tile, &c, NULL, NULL, &done,
-                                                             &e));
+                    CHECK_OK(trn_recipe_evaluate_tiles_split(
+                        &r, &g, &o, &to, NULL, NULL, collect_tile, &c, NULL, NULL, &done, &e));
                     CHECK(!c.row_order_broken);
                     CHECK_EQ_INT(c.tiles, ((i1 - i0 + t - 1u) / t) * ((z1 - z0 + t - 1u) / t));
                     bool same = true;

@@ -21,7 +21,7 @@ typedef struct replay_sink {
     uint32_t z0, z1;    /* the held rows [z0, z1): whole rows of tiles around the box */
     uint32_t x0, width; /* the held columns [x0, x0 + width): those of the evaluated tiles */
     uint32_t tile;
-    uint32_t keep[4];   /* the window's tiles, columns [keep[0], keep[1]) x rows [keep[2], keep[3]) */
+    uint32_t keep[4]; /* the window's tiles: columns keep[0] to keep[1], rows keep[2] to keep[3] */
     float *band;        /* (z1 - z0) rows of width samples */
     uint32_t *pieces;   /* held tiles: x0, z0, nx, nz each */
     size_t npieces, cap;
@@ -229,10 +229,10 @@ trn_status trn_recipe_evaluate_tiles_split(const trn_recipe *recipe, const trn_g
                              tiles->samples_x, tiles->samples_z, tiles->x0, tiles->z0, sx, sz);
     /* The window's tiles, [tx0, tx1) x [tz0, tz1), as the evaluator takes them. */
     const uint32_t tx0 = window ? tiles->x0 / size : 0u, tz0 = window ? tiles->z0 / size : 0u;
-    const uint32_t tx1 = (uint32_t)(((uint64_t)(window ? tiles->x0 + tiles->samples_x : sx) +
-                                     size - 1u) / size);
-    const uint32_t tz1 = (uint32_t)(((uint64_t)(window ? tiles->z0 + tiles->samples_z : sz) +
-                                     size - 1u) / size);
+    const uint32_t tx1 =
+        (uint32_t)(((uint64_t)(window ? tiles->x0 + tiles->samples_x : sx) + size - 1u) / size);
+    const uint32_t tz1 =
+        (uint32_t)(((uint64_t)(window ? tiles->z0 + tiles->samples_z : sz) + size - 1u) / size);
     if (done) {
         done->x0 = tx0 * size;
         done->z0 = tz0 * size;

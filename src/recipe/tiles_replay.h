@@ -7,10 +7,10 @@
 
 /* What the strokes cost a window: the tiles evaluated beyond it and the strokes replayed. */
 typedef struct trn_tiles_replayed {
-    uint32_t strokes;    /* sculpt and protection strokes replayed for the window */
-    uint32_t x0, z0;     /* the tiles evaluated: the window's, grown to the strokes' box */
+    uint32_t strokes; /* sculpt and protection strokes replayed for the window */
+    uint32_t x0, z0;  /* the tiles evaluated: the window's, grown to the strokes' box */
     uint32_t samples_x, samples_z;
-    uint64_t extra;      /* samples evaluated outside the window's tiles (0 without strokes) */
+    uint64_t extra; /* samples evaluated outside the window's tiles (0 without strokes) */
 } trn_tiles_replayed;
 
 /* trn_recipe_evaluate_tiles with global nodes solved by solve and shared as split says

@@ -333,8 +333,7 @@ static int generate_main(int rank, int size, int argc, char **argv)
             const trn_edit_policy p = s[2] == 'k' ? TRN_EDITS_KEEP : TRN_EDITS_CLEAR;
             bad = edits != TRN_EDITS_REFUSE && edits != p; /* the two exclude each other */
             edits = p;
-        }
-        else if (s[0] != '-' && !recipe_path)
+        } else if (s[0] != '-' && !recipe_path)
             recipe_path = s;
         else
             bad = 1;
@@ -371,8 +370,8 @@ static int generate_main(int rank, int size, int argc, char **argv)
     if (!st) st = trn_recipe_read_source(recipe_path, &r, NULL, &err);
     have_recipe = st == TRN_OK;
     if (!st && cx)
-        st = trn_recipe_change_grid(&r, r.size_x, r.size_z, (uint32_t)cx, (uint32_t)cz,
-                                    edits, &err);
+        st =
+            trn_recipe_change_grid(&r, r.size_x, r.size_z, (uint32_t)cx, (uint32_t)cz, edits, &err);
     if (!st) st = trn_graph_from_recipe(&r, &g, &err);
     have_graph = st == TRN_OK;
     /* This process's rows of tiles, and its band file beside the output. */
@@ -541,8 +540,7 @@ static int generate_main(int rank, int size, int argc, char **argv)
                        extra_most = 0, strokes_most = 0, strokes_mine = replayed.strokes;
     MPI_Reduce(&extra_rows, &extra_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&extra_rows, &extra_most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&strokes_mine, &strokes_most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0,
-               MPI_COMM_WORLD);
+    MPI_Reduce(&strokes_mine, &strokes_most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     int workers = work != MPI_COMM_NULL, workers_all = 0;
     MPI_Reduce(&workers, &workers_all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     int status = 0;
