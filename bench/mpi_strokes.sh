@@ -37,7 +37,7 @@ for k in $(seq "$runs"); do
                 --tiles 256 -o "$work/mpi.tif" >"$work/out.txt"
             cmp -s "$work/mpi.tif" "$work/cli-$name.tif" || echo "DIFFERENT BYTES: $name -np $np"
             echo "run $k $name -np $np: $(grep '^time s' "$work/out.txt")"
-            [ "$name" = strokes ] && [ "$k" = 1 ] && grep '^strokes' "$work/out.txt" || true
+            if [ "$name" = strokes ] && [ "$k" = 1 ]; then grep '^strokes' "$work/out.txt"; fi
         done
     done
 done

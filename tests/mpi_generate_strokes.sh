@@ -60,8 +60,9 @@ for name in strokes fill; do
         cmp -s "$work/many.r32" "$work/$name-whole.r32" || { echo "FAIL $name --tiles $tile: -np $np differs from the whole grid"; fail=1; }
         grep -q "^strokes: up to [0-9]* sculpt and protection stroke(s) replayed on a process; [0-9]* rows evaluated again for them beyond the processes. own" "$work/many.txt" || {
             echo "FAIL $name --tiles $tile: the strokes' cost not said"; cat "$work/many.txt"; fail=1; }
-        left=$(ls "$work" | grep -c -e '\.part' -e 'terrane-tiles-' || true)
-        [ "$left" = 0 ] || { echo "FAIL: band files or tile caches left:"; ls "$work"; fail=1; }
+        for f in "$work"/*.part* "$work"/terrane-tiles-*; do
+            [ -e "$f" ] && { echo "FAIL: band file or tile cache left: $f"; fail=1; }
+        done
         echo "ok $name --tiles $tile -np $np $(grep '^strokes' "$work/many.txt")"
     done
 done
