@@ -145,6 +145,11 @@ typedef struct sp_state {
     double dist[8];
     double inv_dist[8];
     int32_t off[9]; /* index step of each D8 code; 0 for code 8 (none) */
+    /* Per donor mask: the index steps of its set directions in code order, then zeros, and
+     * how many (sp_run fills them): sp_tree appends a sample's donors as eight independent
+     * stores and one add, where a store and an add per direction made a chain of eight. */
+    int32_t don_off[256][8];
+    uint8_t don_count[256];
     double *h;      /* heights (double during the run) */
     double *tmp;    /* diffusion buffer */
     float *dfac;    /* diffusion_rock: each sample's factor on Kd (NULL: uniform creep;
@@ -799,10 +804,8 @@ static size_t sp_tree(const sp_state *s, uint32_t *stack, uint32_t root, size_t 
                       uint32_t *label, uint32_t id)
 {
     const uint8_t *dm = s->dmask;
-    /* The offsets copied: the stores to stack and label could alias s->off (the same type
-     * but for sign), which made the compiler reload all eight for every sample. */
-    int32_t off[8];
-    memcpy(off, s->off, sizeof off);
+    const int32_t(*don_off)[8] = s->don_off;
+    const uint8_t *don_count = s->don_count;
     size_t head = top;
     stack[top++] = root;
     while (head < top) {
@@ -814,10 +817,10 @@ static size_t sp_tree(const sp_state *s, uint32_t *stack, uint32_t root, size_t 
         const uint32_t v = stack[head++];
         if (label) label[v] = id;
         const unsigned m = dm[v];
-        for (int d = 0; d < 8; d++) {
-            stack[top] = (uint32_t)((int64_t)v + off[d]);
-            top += (m >> d) & 1u;
-        }
+        const int32_t *o = don_off[m];
+        for (int i = 0; i < 8; i++)
+            stack[top + (size_t)i] = (uint32_t)((int64_t)v + o[i]);
+        top += don_count[m];
     }
     return top;
 }
@@ -2307,6 +2310,14 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
         s.off[d] = TRN_D8_DJ[d] * (int32_t)s.nx + TRN_D8_DI[d];
     }
     s.off[8] = 0;
+    for (unsigned m = 0; m < 256u; m++) {
+        unsigned c = 0;
+        for (int d = 0; d < 8; d++)
+            if (m >> d & 1u) s.don_off[m][c++] = s.off[d];
+        s.don_count[m] = (uint8_t)c;
+        while (c < 8u)
+            s.don_off[m][c++] = 0;
+    }
     s.avx2 = use_avx2();
     const double cell_area = s.dx * s.dz;
     /* Each also sp_stack_basins's 2 n + 16 indices (diffusion swaps the two). */
