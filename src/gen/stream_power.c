@@ -1234,9 +1234,10 @@ static void tree_of_job(sp_state *s, void *arg, int tid, int nt)
     }
 }
 
-/* The new stack, base-level tree by tree in blocks of 64 trees (see sp_route_pits). Two
- * threads take blocks from the first and the last tree on, as the walk did (trees by their
- * roots' rows): each carves where it walked, in lines its core holds. */
+/* The new stack, base-level tree by tree in blocks of 64 trees (see sp_route_pits). A crew
+ * of two takes blocks from the first and the last tree on, as the walk did (trees by their
+ * roots' rows): each carves where it walked, in lines its core holds (small grids fit a
+ * core's cache; large ones take blocks in turn as before). */
 static void carve_job(sp_state *s, void *arg, int tid, int nt)
 {
     sp_route_args *a = arg;
@@ -1245,8 +1246,9 @@ static void carve_job(sp_state *s, void *arg, int tid, int nt)
     uint32_t *basin = s->basin;
     const size_t blocks = (s->ntrees + 63u) / 64u;
     for (size_t m = 0;; m++) {
-        const size_t blk = nt == 2 ? sp_take_end(&a->next, blocks, tid, m)
-                                   : atomic_fetch_add_explicit(&a->next, 1u, memory_order_relaxed);
+        const size_t blk = nt == 2 && s->crew
+                               ? sp_take_end(&a->next, blocks, tid, m)
+                               : atomic_fetch_add_explicit(&a->next, 1u, memory_order_relaxed);
         if (blk >= blocks) break;
         const size_t i0 = 64u * blk;
         const size_t i1 = s->ntrees - i0 > 64u ? i0 + 64u : s->ntrees;
