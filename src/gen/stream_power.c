@@ -145,6 +145,11 @@ typedef struct sp_state {
     double dist[8];
     double inv_dist[8];
     int32_t off[9]; /* index step of each D8 code; 0 for code 8 (none) */
+    /* Per donor mask: the index steps of its set directions in code order, then zeros, and
+     * how many (sp_run fills them): sp_tree appends a sample's donors as eight independent
+     * stores and one add, where a store and an add per direction made a chain of eight. */
+    int32_t don_off[256][8];
+    uint8_t don_count[256];
     double *h;      /* heights (double during the run) */
     double *tmp;    /* diffusion buffer */
     float *dfac;    /* diffusion_rock: each sample's factor on Kd (NULL: uniform creep;
@@ -233,10 +238,13 @@ static void sp_free(sp_state *s)
  * there the run holds a crew: the caller's thread runs the steps and posts each job to the
  * helpers that have joined, which wait for the next one by spinning for up to SP_SPIN_NS and
  * then sleeping. Where a helper has a core to itself the spin takes a job within a
- * microsecond; where it has not, the sleep gives the core up soon. A helper may join while
- * the run goes on (a cascade's thread that first makes the finer levels' inputs): the caller
- * splits each job among the helpers there when it posts it. */
-#define SP_SPIN_NS 40000L
+ * microsecond; where it has not, the sleep gives the core up soon (well inside a time slice).
+ * The spin outlasts a step's serial stretch on 257^2 (Kruskal, the breadth-first order: about
+ * 0.1-0.2 ms): at 40 us the helper slept through it and woke late, and 100 steps there ran
+ * 2-10% longer on two threads, for more CPU (a sleep and a wake-up cost more than the spin).
+ * A helper may join while the run goes on (a cascade's thread that first makes the finer
+ * levels' inputs): the caller splits each job among the helpers there when it posts it. */
+#define SP_SPIN_NS 200000L
 /* The most threads in a crew (a post carries its count in 8 bits). */
 #define SP_CREW_MOST 64
 
@@ -733,15 +741,17 @@ static uint64_t sp_receivers(sp_state *s, bool rho8, uint32_t salt)
 }
 
 /* The donor masks from the receiver codes: bit d of dmask[v] is set when the neighbour in
- * direction d has v as its receiver (its code points back, (d + 4) mod 8). */
+ * direction d has v as its receiver (its code points back, (d + 4) mod 8). With arg non-NULL
+ * (a crew's step that routes pits) each thread also claims its rows' basin labels for the
+ * tree walk that follows (see sp_donors). */
 static void donors_job(sp_state *s, void *arg, int tid, int nt)
 {
-    (void)arg;
     const uint32_t nx = s->nx, nz = s->nz;
     const uint8_t *rc = s->rcode;
     uint8_t *dm = s->dmask;
     size_t j0, j1;
     sp_share(nz, tid, nt, &j0, &j1);
+    if (arg && nt > 1) memset(s->basin + j0 * nx, 0, (j1 - j0) * nx * sizeof *s->basin);
     for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
@@ -771,9 +781,19 @@ static void donors_job(sp_state *s, void *arg, int tid, int nt)
     }
 }
 
-static void sp_donors(sp_state *s)
+/* On a crew's step with pits, the basin labels the tree walk writes next were last read and
+ * written all over the grid by both threads (the passes, Kruskal, the carving), so most of
+ * the walk's scattered label writes waited for a cache line held by the other core: on two
+ * threads a sample cost 1.5-1.9 times what it does on one (400 steps on 257^2: the walk's CPU
+ * 0.19 s on one thread, 0.28-0.33 s on two, and 0.36 s with the caller walking alone beside
+ * an idle helper). Each thread first writes its own rows' labels in order (a stream the
+ * hardware fetches ahead, a microsecond or so); the walkers take trees from the top and the
+ * bottom of the grid, so most of their writes then hit lines their own core holds. Large
+ * grids' labels do not fit a core's cache: nothing to claim there. The values written are
+ * all overwritten by the walk. */
+static void sp_donors(sp_state *s, bool pits)
 {
-    sp_par(s, donors_job, NULL);
+    sp_par(s, donors_job, pits && s->crew ? (void *)s : NULL);
 }
 
 /* The tree of donors below root, breadth first, appended to stack at top (the stack is its
@@ -784,7 +804,8 @@ static size_t sp_tree(const sp_state *s, uint32_t *stack, uint32_t root, size_t 
                       uint32_t *label, uint32_t id)
 {
     const uint8_t *dm = s->dmask;
-    const int32_t *off = s->off;
+    const int32_t(*don_off)[8] = s->don_off;
+    const uint8_t *don_count = s->don_count;
     size_t head = top;
     stack[top++] = root;
     while (head < top) {
@@ -796,10 +817,10 @@ static size_t sp_tree(const sp_state *s, uint32_t *stack, uint32_t root, size_t 
         const uint32_t v = stack[head++];
         if (label) label[v] = id;
         const unsigned m = dm[v];
-        for (int d = 0; d < 8; d++) {
-            stack[top] = (uint32_t)((int64_t)v + off[d]);
-            top += (m >> d) & 1u;
-        }
+        const int32_t *o = don_off[m];
+        for (int i = 0; i < 8; i++)
+            stack[top + (size_t)i] = (uint32_t)((int64_t)v + o[i]);
+        top += don_count[m];
     }
     return top;
 }
@@ -1213,18 +1234,23 @@ static void tree_of_job(sp_state *s, void *arg, int tid, int nt)
     }
 }
 
-/* The new stack, base-level tree by tree in blocks of 64 trees (see sp_route_pits). */
+/* The new stack, base-level tree by tree in blocks of 64 trees (see sp_route_pits). A crew
+ * of two takes blocks from the first and the last tree on, as the walk did (trees by their
+ * roots' rows): each carves where it walked, in lines its core holds (small grids fit a
+ * core's cache; large ones take blocks in turn as before). */
 static void carve_job(sp_state *s, void *arg, int tid, int nt)
 {
-    (void)tid;
-    (void)nt;
     sp_route_args *a = arg;
     const uint32_t *old = a->old, *order = a->order, *sill = a->sill, *below = a->below;
     const size_t *seg = a->seg, *first = a->first, *at = a->at;
     uint32_t *basin = s->basin;
-    for (;;) {
-        const size_t i0 = 64u * atomic_fetch_add_explicit(&a->next, 1u, memory_order_relaxed);
-        if (i0 >= s->ntrees) break;
+    const size_t blocks = (s->ntrees + 63u) / 64u;
+    for (size_t m = 0;; m++) {
+        const size_t blk = nt == 2 && s->crew
+                               ? sp_take_end(&a->next, blocks, tid, m)
+                               : atomic_fetch_add_explicit(&a->next, 1u, memory_order_relaxed);
+        if (blk >= blocks) break;
+        const size_t i0 = 64u * blk;
         const size_t i1 = s->ntrees - i0 > 64u ? i0 + 64u : s->ntrees;
         for (size_t i = i0; i < i1; i++) {
             const size_t os = a->bseg[2 * i], oe = a->bseg[2 * i + 1];
@@ -2167,7 +2193,7 @@ static trn_status sp_steps(sp_state *s, const trn_stream_power_params *p, bool r
         sp_uplift(s, p);
         SP_MARK(1);
         const uint64_t pits = sp_receivers(s, rho8, salt);
-        sp_donors(s);
+        sp_donors(s, pits != 0);
         SP_MARK(2);
         if (!pits) sp_stack(s);
         if (pits) {
@@ -2286,6 +2312,14 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
         s.off[d] = TRN_D8_DJ[d] * (int32_t)s.nx + TRN_D8_DI[d];
     }
     s.off[8] = 0;
+    for (unsigned m = 0; m < 256u; m++) {
+        unsigned c = 0;
+        for (int d = 0; d < 8; d++)
+            if (m >> d & 1u) s.don_off[m][c++] = s.off[d];
+        s.don_count[m] = (uint8_t)c;
+        while (c < 8u)
+            s.don_off[m][c++] = 0;
+    }
     s.avx2 = use_avx2();
     const double cell_area = s.dx * s.dz;
     /* Each also sp_stack_basins's 2 n + 16 indices (diffusion swaps the two). */
