@@ -123,8 +123,7 @@ static bool tiles_equal_whole(uint32_t cx, uint32_t cz, const char *params)
         }
         for (size_t s = 0; same && s < sizeof sizes / sizeof sizes[0]; s++) {
             collect c = {calloc(n, sizeof(float)), cx + 1u, 0};
-            const trn_graph_tile_options to = {.tile = sizes[s], .node_id = ids[k],
-                                               .pin = pins[k]};
+            const trn_graph_tile_options to = {.tile = sizes[s], .node_id = ids[k], .pin = pins[k]};
             const trn_status st =
                 trn_graph_evaluate_tiles(&g, &r, &o, &to, collect_tile, &c, NULL, NULL, &e);
             if (st) fprintf(stderr, "tiled evaluation failed: %s\n", e.message);
@@ -192,9 +191,9 @@ static void test_resample_part(void)
                 same = same && memcmp(part + j * 4, whole.heights + (j0 + j) * (cx + 1u) + i0,
                                       4 * sizeof(float)) == 0;
             CHECK(same);
-            CHECK_EQ_INT(trn_field_resample_part(&src, &w, cx, cz, fs[f], i0 + 1, j0, 4, 3, part,
-                                                 &e),
-                         TRN_ERR_INVALID_ARGUMENT);
+            CHECK_EQ_INT(
+                trn_field_resample_part(&src, &w, cx, cz, fs[f], i0 + 1, j0, 4, 3, part, &e),
+                TRN_ERR_INVALID_ARGUMENT);
             trn_field_dispose(&whole);
         }
     }
@@ -207,8 +206,8 @@ static void test_resample_part(void)
     CHECK_OK(trn_spline_surface_sample(s, 36, 28, 5, 4, part, &e));
     bool same = true;
     for (uint32_t j = 0; j < 4; j++)
-        same = same &&
-               memcmp(part + j * 5, up.heights + (28 + j) * 41u + 36, 5 * sizeof(float)) == 0;
+        same =
+            same && memcmp(part + j * 5, up.heights + (28 + j) * 41u + 36, 5 * sizeof(float)) == 0;
     CHECK(same);
     CHECK_EQ_INT(trn_spline_surface_sample(s, 36, 29, 5, 4, part, &e), TRN_ERR_INVALID_ARGUMENT);
     CHECK(trn_spline_surface_bytes(s) >= 10u * 7u * sizeof(double));
@@ -217,8 +216,9 @@ static void test_resample_part(void)
     trn_field_dispose(&src);
 }
 
-/* The DEM input is a tile node without a halo; the tiled estimate counts the file it keeps (a
- * float a pixel, and an enlarging spline's samples and coefficients). */
+/* The DEM input is a tile node without a halo; the tiled estimate counts what it holds: the
+ * file's pages and pixels while it decodes them, the float field it keeps, and an enlarging
+ * spline's samples and coefficients. */
 static void test_dem_reach_and_memory(void)
 {
     CHECK(write_r16());
@@ -229,7 +229,8 @@ static void test_dem_reach_and_memory(void)
     CHECK(trn_graph_node_reach(&g.nodes[0], &r, &reach));
     CHECK(reach.kind == TRN_REACH_POINTWISE && reach.halo == 0);
     const trn_node_type *t = trn_node_type_find("heightfield_input");
-    CHECK_EQ_INT(trn_node_kept_bytes(&g.nodes[0], t, &r), 33u * 33u * 4u);
+    /* The file's pages, its 16-bit pixels and the float field. */
+    CHECK_EQ_INT(trn_node_kept_bytes(&g.nodes[0], t, &r), 33u * 33u * (2u + 2u + 4u));
     CHECK_EQ_INT(trn_node_kept_bytes(&g.nodes[1], trn_node_type_find("slope_mask"), &r), 0);
     trn_graph_options o;
     memset(&o, 0, sizeof o);
@@ -240,22 +241,32 @@ static void test_dem_reach_and_memory(void)
     CHECK_EQ_INT(global, -1); /* no node needs the whole grid */
     trn_graph_dispose(&g);
     trn_recipe_dispose(&r);
-    CHECK(load(64, 48, "{\"path\":\"" R16 "\",\"format\":\"r16\",\"resample\":\"spline\"}", &r,
-               &g));
+    CHECK(
+        load(64, 48, "{\"path\":\"" R16 "\",\"format\":\"r16\",\"resample\":\"spline\"}", &r, &g));
+    /* The field, the window's samples and the coefficients: more than the decoding. */
     CHECK_EQ_INT(trn_node_kept_bytes(&g.nodes[0], t, &r), 33u * 33u * (4u + 4u + 8u));
     CHECK_OK(trn_graph_tiles_memory(&g, &r, &o, 16, &spline, NULL, &e));
-    CHECK_EQ_INT(spline - plain, 33u * 33u * 12u);
+    CHECK_EQ_INT(spline - plain, 33u * 33u * 8u);
     trn_graph_dispose(&g);
     trn_recipe_dispose(&r);
     /* A spline that shrinks is bicubic: the file alone. */
-    CHECK(load(20, 13, "{\"path\":\"" R16 "\",\"format\":\"r16\",\"resample\":\"spline\"}", &r,
-               &g));
-    CHECK_EQ_INT(trn_node_kept_bytes(&g.nodes[0], t, &r), 33u * 33u * 4u);
+    CHECK(
+        load(20, 13, "{\"path\":\"" R16 "\",\"format\":\"r16\",\"resample\":\"spline\"}", &r, &g));
+    CHECK_EQ_INT(trn_node_kept_bytes(&g.nodes[0], t, &r), 33u * 33u * 8u);
     CHECK_OK(trn_graph_tiles_memory(&g, &r, &o, 16, &shrunk, NULL, &e));
-    CHECK(shrunk > 33u * 33u * 4u);
+    CHECK(shrunk > 33u * 33u * 8u);
+    trn_graph_dispose(&g);
+    trn_recipe_dispose(&r);
+    /* An R32: 4-byte pixels decoded. */
+    CHECK(write_r32());
+    CHECK(load(64, 48,
+               "{\"path\":\"" R32 "\",\"format\":\"r32\",\"raw_width\":40,\"raw_height\":27}", &r,
+               &g));
+    CHECK_EQ_INT(trn_node_kept_bytes(&g.nodes[0], t, &r), 40u * 27u * (4u + 4u + 4u));
     trn_graph_dispose(&g);
     trn_recipe_dispose(&r);
     remove(R16);
+    remove(R32);
 }
 
 int main(void)

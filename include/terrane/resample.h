@@ -63,8 +63,8 @@ trn_status trn_field_resample(const trn_field *src, const trn_resample_window *w
  * TRN_ERR_INVALID_ARGUMENT for a part that leaves the (cells_x + 1) x (cells_z + 1) samples. */
 trn_status trn_field_resample_part(const trn_field *src, const trn_resample_window *window,
                                    uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
-                                   uint32_t i0, uint32_t j0, uint32_t samples_x,
-                                   uint32_t samples_z, float *out, trn_error *err);
+                                   uint32_t i0, uint32_t j0, uint32_t samples_x, uint32_t samples_z,
+                                   float *out, trn_error *err);
 
 /* Enlarge coarse onto cells_x x cells_z cells over the same extent (each at least coarse's) by
  * an interpolating cubic B-spline (C2: its curvature has no jumps at the coarse samples, where

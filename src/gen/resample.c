@@ -277,8 +277,8 @@ trn_status trn_field_resample(const trn_field *src, const trn_resample_window *w
     trn_status st = resample_check(src, window, cells_x, cells_z, filter, &w, err);
     if (st) return st;
     double spacing_x = src->size_x / src->cells_x, spacing_z = src->size_z / src->cells_z;
-    st = trn_field_init(dst, cells_x, cells_z, spacing_x * (w.x1 - w.x0),
-                        spacing_z * (w.z1 - w.z0), err);
+    st = trn_field_init(dst, cells_x, cells_z, spacing_x * (w.x1 - w.x0), spacing_z * (w.z1 - w.z0),
+                        err);
     if (st) return st;
     trn_progress prog = trn_progress_make(progress, user);
     if ((st = resample_rows(src, &w, cells_x, cells_z, filter, 0, 0, cells_x + 1u, cells_z + 1u,
@@ -292,8 +292,8 @@ trn_status trn_field_resample(const trn_field *src, const trn_resample_window *w
 
 trn_status trn_field_resample_part(const trn_field *src, const trn_resample_window *window,
                                    uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
-                                   uint32_t i0, uint32_t j0, uint32_t samples_x,
-                                   uint32_t samples_z, float *out, trn_error *err)
+                                   uint32_t i0, uint32_t j0, uint32_t samples_x, uint32_t samples_z,
+                                   float *out, trn_error *err)
 {
     trn_resample_window w;
     trn_status st = resample_check(src, window, cells_x, cells_z, filter, &w, err);

@@ -439,20 +439,31 @@ uint64_t trn_node_kept_bytes(const trn_graph_node *n, const trn_node_type *t,
     read_options(&p, &o);
     trn_heightfield_info info;
     const trn_status st = trn_heightfield_probe(mf.data, mf.size, p.path, &o, &info, NULL);
+    const uint64_t file_bytes = mf.size;
     trn_mapped_file_close(&mf);
     if (st) return 0;
-    /* The decoded file, a float a pixel. */
-    uint64_t bytes = (uint64_t)info.width * info.height * sizeof(float);
+    /* While it decodes: the file's pages, the reader's pixels (a float for a GeoTIFF or an
+     * R32, 16 bits for an R16, heights and a material byte for a .ter, four channels for a
+     * PNG) and the float field they become, which stays (measured: an R16 of 4097^2 in tiles). */
+    const uint64_t pixels = (uint64_t)info.width * info.height;
+    uint64_t decoded = 4u;
+    if (info.format == TRN_HEIGHTFIELD_R16 || info.format == TRN_HEIGHTFIELD_R16_BE) decoded = 2u;
+    if (info.format == TRN_HEIGHTFIELD_TER) decoded = 3u;
+    if (info.format == TRN_HEIGHTFIELD_PNG) decoded = 4u * (info.bit_depth > 8 ? 2u : 1u);
+    uint64_t bytes = file_bytes + pixels * (decoded + sizeof(float));
     trn_resample_window w;
     const char *param;
     char msg[8];
     uint32_t native_x, native_z;
     if (strcmp(p.resample, "spline") == 0 && window_of(&p, &info, &w, &param, msg, sizeof msg)) {
         native_of(&w, &native_x, &native_z);
-        /* An enlarging spline makes, beside the file, the window's samples (a float each) and
+        /* An enlarging spline makes, beside the field, the window's samples (a float each) and
          * the spline's coefficients (a double each), which it keeps. */
-        if (recipe->cells_x > native_x && recipe->cells_z > native_z)
-            bytes += ((uint64_t)native_x + 1u) * (native_z + 1u) * (sizeof(float) + sizeof(double));
+        const uint64_t spline = pixels * sizeof(float) + ((uint64_t)native_x + 1u) *
+                                                             (native_z + 1u) *
+                                                             (sizeof(float) + sizeof(double));
+        if (recipe->cells_x > native_x && recipe->cells_z > native_z && spline > bytes)
+            bytes = spline;
     }
     return bytes;
 }

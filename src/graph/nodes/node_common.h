@@ -127,8 +127,9 @@ void trn_reach_global(const trn_graph_node *n, const trn_node_type *t, const trn
 void trn_reach_none(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                     trn_node_reach *out);
 
-/* The bytes a tile node keeps across a tiled run's tiles (trn_node_keep), at most: a DEM
- * input's decoded file and what it prepares from it; 0 for the other types. */
+/* The most bytes a tile node holds for a tiled run's tiles at once (trn_node_keep): a DEM
+ * input's file while it decodes it, the field it keeps and what it prepares from it; 0 for the
+ * other types. */
 uint64_t trn_node_kept_bytes(const trn_graph_node *n, const trn_node_type *t,
                              const trn_recipe *recipe);
 
