@@ -200,6 +200,28 @@ grep -q "stream power: 1 node(s) with their steps on the output grid split acros
 grep -q "1 result(s) kept by bands of rows in the shared folder" "$work/many.txt" || {
     echo "FAIL mountain range: its evolution's result not kept by bands"; cat "$work/many.txt"; fail=1; }
 echo "ok mountain range -np $np $(grep '^stream power' "$work/many.txt")"
+# A DEM input is a tile node: each process resamples its own tiles from the file (enlarged by
+# the spline, a slope mask's halo below it), the bytes of 'terrane generate --tiles'.
+cat >"$work/demsrc.json" <<'JSON'
+{"size": [256, 256], "resolution": [40, 40], "seed": 3, "default_landform": "base",
+ "landforms": {"base": {"height_variation": 60, "feature_size": 80}}, "default_biome": "g",
+ "biomes": {"g": {"color": [0.4, 0.6, 0.3, 1]}}}
+JSON
+"$cli" generate "$work/demsrc.json" -q -o "$work/dem.r16"
+cat >"$work/dem.json" <<'JSON'
+{"size": [512, 512], "resolution": [150, 130], "seed": 9, "default_landform": "l",
+ "landforms": {"l": {}}, "default_biome": "g", "biomes": {"g": {"color": [0.4, 0.6, 0.3, 1]}},
+ "graph": {"format_version": 1, "output": "out", "nodes": [
+  {"id": "dem", "type": "heightfield_input", "params": {"path": "dem.r16", "format": "r16", "resample": "spline"}},
+  {"id": "sm", "type": "slope_mask", "params": {"min": 5, "max": 30}, "inputs": {"field": {"node": "dem"}}},
+  {"id": "off", "type": "height_offset", "params": {"offset": 4}, "inputs": {"field": {"node": "dem"}, "mask": {"node": "sm"}}},
+  {"id": "out", "type": "terrain_output", "inputs": {"field": {"node": "off"}}}]}}
+JSON
+"$cli" generate "$work/dem.json" --tiles 48 -q -o "$work/cli.tif"
+"$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/dem.json" --tiles 48 \
+    -o "$work/many.tif" >"$work/many.txt"
+cmp -s "$work/many.tif" "$work/cli.tif" || { echo "FAIL dem: -np $np differs from terrane generate --tiles"; fail=1; }
+echo "ok dem -np $np $(grep xxh64 "$work/many.txt")"
 # A missing recipe: one message naming it, exit 1, no output.
 if "$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/missing.json" --tiles 16 \
     -o "$work/bad.tif" >"$work/bad.txt" 2>&1; then

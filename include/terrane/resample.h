@@ -56,6 +56,16 @@ trn_status trn_field_resample(const trn_field *src, const trn_resample_window *w
                               uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
                               trn_field *dst, trn_progress_fn progress, void *user, trn_error *err);
 
+/* Samples i0 .. i0 + samples_x - 1 (columns) and j0 .. j0 + samples_z - 1 (rows) of the grid
+ * trn_field_resample(src, window, cells_x, cells_z, filter) makes, bit for bit, into out
+ * (samples_x floats a row): a tile of the resample without its whole grid (each sample is a
+ * fixed expression of its own position). Errors as trn_field_resample, and
+ * TRN_ERR_INVALID_ARGUMENT for a part that leaves the (cells_x + 1) x (cells_z + 1) samples. */
+trn_status trn_field_resample_part(const trn_field *src, const trn_resample_window *window,
+                                   uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
+                                   uint32_t i0, uint32_t j0, uint32_t samples_x, uint32_t samples_z,
+                                   float *out, trn_error *err);
+
 /* Enlarge coarse onto cells_x x cells_z cells over the same extent (each at least coarse's) by
  * an interpolating cubic B-spline (C2: its curvature has no jumps at the coarse samples, where
  * bilinear or bicubic interpolation leave a crease along every row and column of the coarse
@@ -65,6 +75,22 @@ trn_status trn_field_resample(const trn_field *src, const trn_resample_window *w
  * the same bytes on any thread count. Errors: TRN_ERR_INVALID_ARGUMENT, TRN_ERR_NO_MEMORY. */
 trn_status trn_field_upsample_spline(const trn_field *coarse, uint32_t cells_x, uint32_t cells_z,
                                      uint64_t seed, trn_field *out, trn_error *err);
+
+/* trn_field_upsample_spline by parts: make prepares the spline's coefficients over coarse (8
+ * bytes a coarse sample) for a cells_x x cells_z target, sample writes samples i0 .. i0 +
+ * samples_x - 1 and j0 .. j0 + samples_z - 1 of that target into out (samples_x floats a row),
+ * bit for bit trn_field_upsample_spline's, so a tiled run needs no whole target grid. sample
+ * only reads the surface (parts may be made at once). Errors as trn_field_upsample_spline, and
+ * TRN_ERR_INVALID_ARGUMENT for a part outside the target. */
+typedef struct trn_spline_surface trn_spline_surface;
+trn_status trn_spline_surface_make(const trn_field *coarse, uint32_t cells_x, uint32_t cells_z,
+                                   uint64_t seed, trn_spline_surface **out, trn_error *err);
+trn_status trn_spline_surface_sample(const trn_spline_surface *s, uint32_t i0, uint32_t j0,
+                                     uint32_t samples_x, uint32_t samples_z, float *out,
+                                     trn_error *err);
+/* The bytes the surface holds. */
+size_t trn_spline_surface_bytes(const trn_spline_surface *s);
+void trn_spline_surface_free(trn_spline_surface *s); /* NULL-safe */
 
 /* Copy the samples x0 .. x0 + samples_x - 1 and z0 .. z0 + samples_z - 1 (each count >= 2)
  * into a new field whose size keeps src's sample spacing. quantum and quantum_base are kept.

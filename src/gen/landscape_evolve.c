@@ -214,8 +214,9 @@ static double warp_fade(double f, double extent)
     return e * e * (3.0 - 2.0 * e);
 }
 
-static bool warp_tables_init(warp_tables *t, const evolve_warp *w, size_t nx, size_t nz,
-                             double sx, double sz, uint32_t cx, uint32_t cz)
+/* The tables of target columns i0 .. i0 + nx - 1 and rows j0 .. j0 + nz - 1 (entry 0 is i0's). */
+static bool warp_tables_part(warp_tables *t, const evolve_warp *w, size_t i0, size_t nx, size_t j0,
+                             size_t nz, double sx, double sz, uint32_t cx, uint32_t cz)
 {
     t->per = 4u * WARP_WAVES + 1u;
     t->col = malloc(nx * t->per * sizeof *t->col);
@@ -227,7 +228,7 @@ static bool warp_tables_init(warp_tables *t, const evolve_warp *w, size_t nx, si
     }
     for (size_t i = 0; i < nx; i++) {
         double *c = t->col + i * t->per;
-        const double fx = (double)i * sx;
+        const double fx = (double)(i0 + i) * sx;
         for (int a = 0; a < 2; a++)
             for (int q = 0; q < WARP_WAVES; q++) {
                 c[(a * WARP_WAVES + q) * 2] = sin(w->kx[a][q] * fx);
@@ -237,7 +238,7 @@ static bool warp_tables_init(warp_tables *t, const evolve_warp *w, size_t nx, si
     }
     for (size_t j = 0; j < nz; j++) {
         double *r = t->row + j * t->per;
-        const double fz = (double)j * sz;
+        const double fz = (double)(j0 + j) * sz;
         for (int a = 0; a < 2; a++)
             for (int q = 0; q < WARP_WAVES; q++) {
                 r[(a * WARP_WAVES + q) * 2] = sin(w->kz[a][q] * fz + w->phase[a][q]);
@@ -246,6 +247,12 @@ static bool warp_tables_init(warp_tables *t, const evolve_warp *w, size_t nx, si
         r[4 * WARP_WAVES] = warp_fade(fz, (double)cz);
     }
     return true;
+}
+
+static bool warp_tables_init(warp_tables *t, const evolve_warp *w, size_t nx, size_t nz,
+                             double sx, double sz, uint32_t cx, uint32_t cz)
+{
+    return warp_tables_part(t, w, 0, nx, 0, nz, sx, sz, cx, cz);
 }
 
 /* Fine sample (i, j)'s coarse coordinates (fx, fz) moved by the warp. */
@@ -986,39 +993,95 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
     return st;
 }
 
-trn_status trn_field_upsample_spline(const trn_field *coarse, uint32_t cells_x, uint32_t cells_z,
-                                     uint64_t seed, trn_field *out, trn_error *err)
+struct trn_spline_surface {
+    uint32_t cx, cz;           /* the coarse grid's cells */
+    uint32_t cells_x, cells_z; /* the target's */
+    double *coef;              /* (cx + 1) x (cz + 1) */
+    evolve_warp warp;
+};
+
+trn_status trn_spline_surface_make(const trn_field *coarse, uint32_t cells_x, uint32_t cells_z,
+                                   uint64_t seed, trn_spline_surface **out, trn_error *err)
 {
-    if (!coarse || !coarse->heights || !out || coarse->cells_x < 1 || coarse->cells_z < 1 ||
+    *out = NULL;
+    if (!coarse || !coarse->heights || coarse->cells_x < 1 || coarse->cells_z < 1 ||
         cells_x < coarse->cells_x || cells_z < coarse->cells_z)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "spline upsampling: a field with heights and a grid at least as fine "
                              "as it are needed");
     const uint32_t cx = coarse->cells_x, cz = coarse->cells_z;
     const size_t cn = ((size_t)cx + 1u) * ((size_t)cz + 1u);
-    const size_t nx = (size_t)cells_x + 1u, nz = (size_t)cells_z + 1u;
-    trn_status st = trn_field_init(out, cells_x, cells_z, coarse->size_x, coarse->size_z, err);
-    if (st) return st;
-    double *coef = malloc(cn * sizeof *coef);
-    evolve_warp warp;
-    warp_init(&warp, seed);
-    warp_tables wt = {NULL, NULL, 0};
-    const double sx = (double)cx / cells_x, sz = (double)cz / cells_z;
-    if (!coef || !warp_tables_init(&wt, &warp, nx, nz, sx, sz, cx, cz)) {
-        free(coef);
-        trn_field_dispose(out);
+    trn_spline_surface *s = calloc(1, sizeof *s);
+    if (s) s->coef = malloc(cn * sizeof *s->coef);
+    if (!s || !s->coef) {
+        trn_spline_surface_free(s);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "spline upsampling: out of memory");
     }
-    bspline_coefficients(coarse->heights, (size_t)cx + 1u, (size_t)cz + 1u, true, coef);
+    s->cx = cx;
+    s->cz = cz;
+    s->cells_x = cells_x;
+    s->cells_z = cells_z;
+    warp_init(&s->warp, seed);
+    bspline_coefficients(coarse->heights, (size_t)cx + 1u, (size_t)cz + 1u, true, s->coef);
+    *out = s;
+    return TRN_OK;
+}
+
+trn_status trn_spline_surface_sample(const trn_spline_surface *s, uint32_t i0, uint32_t j0,
+                                     uint32_t samples_x, uint32_t samples_z, float *out,
+                                     trn_error *err)
+{
+    if (!s || !out || samples_x == 0 || samples_z == 0 ||
+        (uint64_t)i0 + samples_x > (uint64_t)s->cells_x + 1u ||
+        (uint64_t)j0 + samples_z > (uint64_t)s->cells_z + 1u)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "spline upsampling: %u x %u samples at (%u, %u) are not inside the "
+                             "target's grid",
+                             samples_x, samples_z, i0, j0);
+    const uint32_t cx = s->cx, cz = s->cz;
+    const size_t nx = samples_x, nz = samples_z;
+    const double sx = (double)cx / s->cells_x, sz = (double)cz / s->cells_z;
+    /* The warp's tables of the part's columns and rows, each from its target index. */
+    warp_tables wt = {NULL, NULL, 0};
+    if (!warp_tables_part(&wt, &s->warp, i0, nx, j0, nz, sx, sz, cx, cz))
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "spline upsampling: out of memory");
 #pragma omp parallel for schedule(static)
     for (size_t j = 0; j < nz; j++)
         for (size_t i = 0; i < nx; i++) {
-            double fx = (double)i * sx, fz = (double)j * sz;
-            warp_apply(&warp, &wt, i, j, &fx, &fz);
-            out->heights[j * nx + i] = (float)bspline_at(coef, cx, cz, fx, fz, NULL, NULL);
+            const size_t gi = i0 + i, gj = j0 + j;
+            double fx = (double)gi * sx, fz = (double)gj * sz;
+            warp_apply(&s->warp, &wt, i, j, &fx, &fz);
+            out[j * nx + i] = (float)bspline_at(s->coef, cx, cz, fx, fz, NULL, NULL);
         }
     free(wt.col);
     free(wt.row);
-    free(coef);
     return TRN_OK;
+}
+
+size_t trn_spline_surface_bytes(const trn_spline_surface *s)
+{
+    return s ? sizeof *s + ((size_t)s->cx + 1u) * ((size_t)s->cz + 1u) * sizeof(double) : 0u;
+}
+
+void trn_spline_surface_free(trn_spline_surface *s)
+{
+    if (!s) return;
+    free(s->coef);
+    free(s);
+}
+
+trn_status trn_field_upsample_spline(const trn_field *coarse, uint32_t cells_x, uint32_t cells_z,
+                                     uint64_t seed, trn_field *out, trn_error *err)
+{
+    trn_spline_surface *s;
+    trn_status st = trn_spline_surface_make(coarse, cells_x, cells_z, seed, &s, err);
+    if (st) return st;
+    if ((st = trn_field_init(out, cells_x, cells_z, coarse->size_x, coarse->size_z, err))) {
+        trn_spline_surface_free(s);
+        return st;
+    }
+    st = trn_spline_surface_sample(s, 0, 0, cells_x + 1u, cells_z + 1u, out->heights, err);
+    trn_spline_surface_free(s);
+    if (st) trn_field_dispose(out);
+    return st;
 }

@@ -115,17 +115,18 @@ typedef struct span {
     size_t at;             /* their weights in the pool */
 } span;
 
-static bool average_spans(double a, double b, uint32_t n, uint32_t cells, span *spans,
-                          double **pool_out)
+static bool average_spans(double a, double b, uint32_t n, uint32_t cells, uint32_t k0,
+                          uint32_t count, span *spans, double **pool_out)
 {
     const double step = (b - a) / (double)n;
     const double half = step > 1.0 ? step / 2.0 : 0.0;
-    size_t cap = (size_t)(n + 1u) * ((size_t)ceil(2.0 * half) + 3u), used = 0;
-    double *pool = malloc(cap * sizeof *pool);
+    size_t cap = (size_t)count * ((size_t)ceil(2.0 * half) + 3u), used = 0;
+    double *pool = malloc((cap ? cap : 1u) * sizeof *pool);
     if (!pool) return false;
-    for (uint32_t k = 0; k <= n; k++) {
+    for (uint32_t at = 0; at < count; at++) {
+        const uint32_t k = k0 + at;
         const double c = grid_position(a, b, k, n);
-        span *sp = &spans[k];
+        span *sp = &spans[at];
         sp->at = used;
         if (half == 0.0) {
             taps t;
@@ -162,28 +163,31 @@ static bool average_spans(double a, double b, uint32_t n, uint32_t cells, span *
     return true;
 }
 
+/* Samples i0 .. i0 + nx - 1 and j0 .. j0 + nz - 1 of the area average of window w onto
+ * cells_x x cells_z cells, into out (nx floats a row). */
 static trn_status resample_average(const trn_field *src, const trn_resample_window *w,
-                                   trn_field *dst, const trn_progress *prog, trn_error *err)
+                                   uint32_t cells_x, uint32_t cells_z, uint32_t i0, uint32_t j0,
+                                   uint32_t nx, uint32_t nz, float *out_rows,
+                                   const trn_progress *prog, trn_error *err)
 {
-    const uint32_t cx = dst->cells_x, cz = dst->cells_z;
-    span *sx = malloc(((size_t)cx + 1u) * sizeof *sx), *sz = malloc(((size_t)cz + 1u) * sizeof *sz);
+    span *sx = malloc((size_t)nx * sizeof *sx), *sz = malloc((size_t)nz * sizeof *sz);
     double *px = NULL, *pz = NULL;
-    if (!sx || !sz || !average_spans(w->x0, w->x1, cx, src->cells_x, sx, &px) ||
-        !average_spans(w->z0, w->z1, cz, src->cells_z, sz, &pz)) {
+    if (!sx || !sz || !average_spans(w->x0, w->x1, cells_x, src->cells_x, i0, nx, sx, &px) ||
+        !average_spans(w->z0, w->z1, cells_z, src->cells_z, j0, nz, sz, &pz)) {
         free(sx);
         free(sz);
         free(px);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "resample: out of memory");
     }
-    const size_t stride = (size_t)src->cells_x + 1u, out_w = (size_t)cx + 1u;
+    const size_t stride = (size_t)src->cells_x + 1u, out_w = nx;
     trn_status st = TRN_OK;
-    for (uint32_t j = 0; j <= cz && !st; j++) {
-        if ((j & 63u) == 0 && trn_progress_report(prog, (double)j / (cz + 1.0), "resample")) {
+    for (uint32_t j = 0; j < nz && !st; j++) {
+        if ((j & 63u) == 0 && trn_progress_report(prog, (double)j / (nz + 0.0), "resample")) {
             st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "resample: cancelled");
             break;
         }
         const span *vz = &sz[j];
-        float *out = dst->heights + (size_t)j * out_w;
+        float *out = out_rows + (size_t)j * out_w;
         for (size_t i = 0; i < out_w; i++) {
             const span *vx = &sx[i];
             double sum = 0.0;
@@ -204,11 +208,11 @@ static trn_status resample_average(const trn_field *src, const trn_resample_wind
     return st;
 }
 
-trn_status trn_field_resample(const trn_field *src, const trn_resample_window *window,
-                              uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
-                              trn_field *dst, trn_progress_fn progress, void *user, trn_error *err)
+/* The checks both entry points make; the window (the whole field for NULL) into *w. */
+static trn_status resample_check(const trn_field *src, const trn_resample_window *window,
+                                 uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
+                                 trn_resample_window *w, trn_error *err)
 {
-    memset(dst, 0, sizeof *dst);
     if (!src || !src->heights || src->cells_x == 0 || src->cells_z == 0)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "resample: the source field is empty");
@@ -220,53 +224,90 @@ trn_status trn_field_resample(const trn_field *src, const trn_resample_window *w
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "resample: the target needs at least 1 x 1 cells, got %u x %u",
                              cells_x, cells_z);
-    trn_resample_window w = {0.0, 0.0, (double)src->cells_x, (double)src->cells_z};
-    if (window) w = *window;
-    if (!(w.x0 >= 0 && w.x0 < w.x1 && w.x1 <= (double)src->cells_x && w.z0 >= 0 && w.z0 < w.z1 &&
-          w.z1 <= (double)src->cells_z))
+    trn_resample_window all = {0.0, 0.0, (double)src->cells_x, (double)src->cells_z};
+    *w = window ? *window : all;
+    if (!(w->x0 >= 0 && w->x0 < w->x1 && w->x1 <= (double)src->cells_x && w->z0 >= 0 &&
+          w->z0 < w->z1 && w->z1 <= (double)src->cells_z))
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "resample: window x %g..%g, z %g..%g is not inside the field's "
                              "0..%u x 0..%u samples (or is empty)",
-                             w.x0, w.x1, w.z0, w.z1, src->cells_x, src->cells_z);
-    double spacing_x = src->size_x / src->cells_x, spacing_z = src->size_z / src->cells_z;
-    trn_status st = trn_field_init(dst, cells_x, cells_z, spacing_x * (w.x1 - w.x0),
-                                   spacing_z * (w.z1 - w.z0), err);
-    if (st) return st;
-    if (filter == TRN_RESAMPLE_AVERAGE) {
-        trn_progress prog = trn_progress_make(progress, user);
-        if ((st = resample_average(src, &w, dst, &prog, err))) {
-            trn_field_dispose(dst);
-            return st;
-        }
-        trn_progress_report(&prog, 1.0, "resample");
-        return TRN_OK;
-    }
-    size_t out_w = (size_t)cells_x + 1u;
+                             w->x0, w->x1, w->z0, w->z1, src->cells_x, src->cells_z);
+    return TRN_OK;
+}
+
+/* Samples i0 .. i0 + nx - 1 and j0 .. j0 + nz - 1 of the resample into out (nx floats a row):
+ * every sample a fixed expression of its own position, so a part is the whole grid's bits. */
+static trn_status resample_rows(const trn_field *src, const trn_resample_window *w,
+                                uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
+                                uint32_t i0, uint32_t j0, uint32_t nx, uint32_t nz, float *out_rows,
+                                const trn_progress *prog, trn_error *err)
+{
+    if (filter == TRN_RESAMPLE_AVERAGE)
+        return resample_average(src, w, cells_x, cells_z, i0, j0, nx, nz, out_rows, prog, err);
+    const size_t out_w = nx;
     taps *tx = malloc(out_w * sizeof *tx);
-    if (!tx) {
-        trn_field_dispose(dst);
+    if (!tx)
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "resample: out of memory for %zu column weights", out_w);
-    }
-    int nx = 2;
-    for (uint32_t i = 0; i <= cells_x; i++)
-        nx = make_taps(grid_position(w.x0, w.x1, i, cells_x), src->cells_x, filter, &tx[i]);
-    trn_progress prog = trn_progress_make(progress, user);
-    for (uint32_t j = 0; j <= cells_z; j++) {
-        if ((j & 63u) == 0 && trn_progress_report(&prog, (double)j / (cells_z + 1.0), "resample")) {
+    int ntx = 2;
+    for (uint32_t i = 0; i < nx; i++)
+        ntx = make_taps(grid_position(w->x0, w->x1, i0 + i, cells_x), src->cells_x, filter, &tx[i]);
+    for (uint32_t j = 0; j < nz; j++) {
+        if ((j & 63u) == 0 && trn_progress_report(prog, (double)j / (nz + 0.0), "resample")) {
             free(tx);
-            trn_field_dispose(dst);
             return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "resample: cancelled");
         }
         taps tz;
-        int nz = make_taps(grid_position(w.z0, w.z1, j, cells_z), src->cells_z, filter, &tz);
-        float *out = dst->heights + (size_t)j * out_w;
+        int ntz =
+            make_taps(grid_position(w->z0, w->z1, j0 + j, cells_z), src->cells_z, filter, &tz);
+        float *out = out_rows + (size_t)j * out_w;
         for (size_t i = 0; i < out_w; i++)
-            out[i] = (float)sample_taps(src, &tx[i], nx, &tz, nz);
+            out[i] = (float)sample_taps(src, &tx[i], ntx, &tz, ntz);
     }
     free(tx);
+    return TRN_OK;
+}
+
+trn_status trn_field_resample(const trn_field *src, const trn_resample_window *window,
+                              uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
+                              trn_field *dst, trn_progress_fn progress, void *user, trn_error *err)
+{
+    memset(dst, 0, sizeof *dst);
+    trn_resample_window w;
+    trn_status st = resample_check(src, window, cells_x, cells_z, filter, &w, err);
+    if (st) return st;
+    double spacing_x = src->size_x / src->cells_x, spacing_z = src->size_z / src->cells_z;
+    st = trn_field_init(dst, cells_x, cells_z, spacing_x * (w.x1 - w.x0), spacing_z * (w.z1 - w.z0),
+                        err);
+    if (st) return st;
+    trn_progress prog = trn_progress_make(progress, user);
+    if ((st = resample_rows(src, &w, cells_x, cells_z, filter, 0, 0, cells_x + 1u, cells_z + 1u,
+                            dst->heights, &prog, err))) {
+        trn_field_dispose(dst);
+        return st;
+    }
     trn_progress_report(&prog, 1.0, "resample");
     return TRN_OK;
+}
+
+trn_status trn_field_resample_part(const trn_field *src, const trn_resample_window *window,
+                                   uint32_t cells_x, uint32_t cells_z, trn_resample_filter filter,
+                                   uint32_t i0, uint32_t j0, uint32_t samples_x, uint32_t samples_z,
+                                   float *out, trn_error *err)
+{
+    trn_resample_window w;
+    trn_status st = resample_check(src, window, cells_x, cells_z, filter, &w, err);
+    if (st) return st;
+    if (!out || samples_x == 0 || samples_z == 0 ||
+        (uint64_t)i0 + samples_x > (uint64_t)cells_x + 1u ||
+        (uint64_t)j0 + samples_z > (uint64_t)cells_z + 1u)
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "resample: %u x %u samples at (%u, %u) are not inside the %u x %u "
+                             "cells' grid",
+                             samples_x, samples_z, i0, j0, cells_x, cells_z);
+    trn_progress none = trn_progress_make(NULL, NULL);
+    return resample_rows(src, &w, cells_x, cells_z, filter, i0, j0, samples_x, samples_z, out,
+                         &none, err);
 }
 
 trn_status trn_field_crop(const trn_field *src, uint32_t x0, uint32_t z0, uint32_t samples_x,

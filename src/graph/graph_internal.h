@@ -199,6 +199,13 @@ typedef trn_sample_window trn_grid_window;
 
 /* What a node's computation gets: its inputs by input pin index (NULL = not connected) and the
  * results holding them (for the grid). */
+/* What a tile node prepares once for every tile of a tiled run (a DEM's decoded file), kept by
+ * the evaluator for the node until the run ends; dispose frees data. */
+typedef struct trn_node_keep {
+    void *data;
+    void (*dispose)(void *data);
+} trn_node_keep;
+
 typedef struct trn_node_ctx {
     const trn_graph_node *node;
     const trn_node_type *type;
@@ -212,6 +219,8 @@ typedef struct trn_node_ctx {
     /* NULL: the result is the whole world grid; else the tile it covers (only pointwise and
      * neighbourhood nodes are given one). */
     const trn_grid_window *window;
+    /* A tiled run's state for this node across its tiles (NULL: none, prepare for this call). */
+    trn_node_keep *keep;
     /* A tiled evaluation's global node (window NULL): the tile size (0: not tiled) and the disk
      * cache's folder (NULL: none), for solvers that can keep their own state in tiles (stream
      * power's steps on the output grid). */

@@ -66,6 +66,7 @@ typedef struct tiler {
     /* With the shared store: process k's band of rows of a result kept by bands, rows
      * bands[k] .. bands[k + 1] - 1 (whole cache tile rows; comm's size + 1 starts). */
     uint32_t *bands;
+    trn_node_keep *keep; /* per node: what a tile node prepares once for every tile */
 } tiler;
 
 /* Report fraction v of the run (never below the last report); true when asked to stop. */
@@ -431,6 +432,7 @@ static trn_node_ctx node_ctx_of(const tiler *t, const trn_graph_node *node,
     ctx.threads = t->threads;
     ctx.quality = t->o ? t->o->quality : TRN_EROSION_FINAL;
     ctx.palette = t->o ? t->o->palette : NULL;
+    ctx.keep = t->keep ? &t->keep[node - t->g->nodes] : NULL;
     return ctx;
 }
 
@@ -1606,7 +1608,8 @@ trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_reci
     t.units = t.tiles;
     t.reach = calloc(t.L.n ? t.L.n : 1u, sizeof *t.reach);
     t.whole = calloc(t.L.n ? t.L.n : 1u, sizeof *t.whole);
-    if (!t.reach || !t.whole) st = oom(err);
+    t.keep = calloc(t.L.n ? t.L.n : 1u, sizeof *t.keep);
+    if (!t.reach || !t.whole || !t.keep) st = oom(err);
     if (!st && tiles->cache_dir) {
         t.shell = calloc(t.L.n ? t.L.n : 1u, sizeof *t.shell);
         t.direct_last = calloc(t.L.n ? t.L.n : 1u, sizeof *t.direct_last);
@@ -1693,6 +1696,9 @@ trn_status trn_graph_evaluate_tiles_split(const trn_graph *graph, const trn_reci
     free(t.direct_last);
     free(t.stored_transport);
     free(t.whole);
+    for (uint32_t k = 0; t.keep && k < t.L.n; k++)
+        if (t.keep[k].dispose) t.keep[k].dispose(t.keep[k].data);
+    free(t.keep);
     free(t.bands);
     free(t.reach);
     trn_graph_links_dispose(&t.L);
@@ -1737,6 +1743,8 @@ trn_status trn_graph_tiles_memory(const trn_graph *graph, const trn_recipe *reci
              * copies cut from it (transient). */
             const uint64_t w = wx * wz * sizeof(float);
             total += w * (ty->output_count ? ty->output_count : 1u);
+            /* What it keeps for every tile (a DEM's decoded file), for the whole run. */
+            total += trn_node_kept_bytes(&graph->nodes[k], ty, recipe);
             if (2u * w > transient) transient = 2u * w;
         } else if (t.reach[k].kind == TRN_REACH_GLOBAL) {
             if (first_global && *first_global < 0) *first_global = k;

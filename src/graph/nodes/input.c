@@ -271,84 +271,212 @@ static trn_status reader_fail(const trn_node_ctx *c, const char *name, trn_error
     return trn_node_wrap(c, err, st);
 }
 
+/* What the node prepares from its file for a world grid, once for every tile of a tiled run:
+ * the decoded file (NoData filled over the whole file, which is why it is decoded whole), or
+ * for an enlarging spline the spline's coefficients over the window's own samples. Every output
+ * sample is then a fixed expression of its world position, so a tile's samples are the whole
+ * grid's bits. */
+typedef struct dem_prep {
+    trn_heightfield_file hf;    /* the decoded file (its field disposed once a spline is made) */
+    trn_spline_surface *spline; /* an enlarging spline; NULL: resample hf.field */
+    trn_resample_window w;      /* the part of the file that covers the recipe */
+    trn_resample_filter filter;
+    uint32_t cells_x, cells_z; /* the world grid it is for */
+    const char *param;         /* the window's parameter, NULL for the whole file */
+    double ground_x, ground_z; /* the window's ground size */
+} dem_prep;
+
+static void prep_free(void *data)
+{
+    dem_prep *d = data;
+    if (!d) return;
+    trn_heightfield_file_dispose(&d->hf);
+    trn_spline_surface_free(d->spline);
+    free(d);
+}
+
+/* The window's own samples along each axis: spline enlarges from them when the world grid is
+ * finer on both axes, and is bicubic otherwise. */
+static void native_of(const trn_resample_window *w, uint32_t *nx, uint32_t *nz)
+{
+    const double wx = w->x1 - w->x0, wz = w->z1 - w->z0;
+    *nx = wx < 1.0 ? 1u : (uint32_t)lround(wx);
+    *nz = wz < 1.0 ? 1u : (uint32_t)lround(wz);
+}
+
+static trn_status prepare(const trn_node_ctx *c, const input_params *p, uint32_t cells_x,
+                          uint32_t cells_z, dem_prep **out, trn_error *err)
+{
+    *out = NULL;
+    const char *name = p->path;
+    char resolved[4096];
+    trn_status st = resolve(name, c->recipe, resolved, sizeof resolved, err);
+    if (st) return trn_node_wrap(c, err, st);
+    dem_prep *d = calloc(1, sizeof *d);
+    if (!d) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    d->cells_x = cells_x;
+    d->cells_z = cells_z;
+    trn_mapped_file mf;
+    if ((st = trn_mapped_file_open(&mf, resolved, 0, err))) {
+        prep_free(d);
+        return reader_fail(c, name, err, st);
+    }
+    trn_heightfield_read_options o;
+    read_options(p, &o);
+    st = trn_heightfield_decode(mf.data, mf.size, name, &o, &d->hf, trn_node_bridge,
+                                (void *)c->progress, err);
+    trn_mapped_file_close(&mf);
+    if (st) {
+        prep_free(d);
+        return reader_fail(c, name, err, st);
+    }
+    char msg[400];
+    if (!window_of(p, &d->hf.info, &d->w, &d->param, msg, sizeof msg)) {
+        prep_free(d);
+        return trn_node_fail(c, err, TRN_ERR_VALIDATION, msg);
+    }
+    const char *filter_name = p->resample;
+    d->filter = strcmp(filter_name, "bicubic") == 0   ? TRN_RESAMPLE_BICUBIC
+                : strcmp(filter_name, "average") == 0 ? TRN_RESAMPLE_AVERAGE
+                : strcmp(filter_name, "spline") == 0  ? TRN_RESAMPLE_BICUBIC
+                                                      : TRN_RESAMPLE_BILINEAR;
+    /* The window's ground size (metres for a georeferenced DEM, pixels otherwise). */
+    const trn_field *f = &d->hf.field;
+    d->ground_x = f->size_x * (d->w.x1 - d->w.x0) / f->cells_x;
+    d->ground_z = f->size_z * (d->w.z1 - d->w.z0) / f->cells_z;
+    uint32_t native_x, native_z;
+    native_of(&d->w, &native_x, &native_z);
+    if (strcmp(filter_name, "spline") == 0 && cells_x > native_x && cells_z > native_z) {
+        trn_field coarse;
+        st = trn_field_resample(f, &d->w, native_x, native_z, TRN_RESAMPLE_BICUBIC, &coarse,
+                                trn_node_bridge, (void *)c->progress, err);
+        /* The file is not read again: only the coefficients stay. */
+        trn_field_dispose(&d->hf.field);
+        if (!st) {
+            /* The warp's phases from the node's id and the recipe's seed: stable per node. */
+            const uint64_t seed = XXH64(c->node->id, strlen(c->node->id), c->recipe->seed);
+            st = trn_spline_surface_make(&coarse, cells_x, cells_z, seed, &d->spline, err);
+            trn_field_dispose(&coarse);
+        }
+        if (st) {
+            prep_free(d);
+            return trn_node_wrap(c, err, st);
+        }
+    }
+    *out = d;
+    return TRN_OK;
+}
+
 static trn_status input_compute(const trn_node_ctx *c, trn_node_result *r, trn_error *err)
 {
     input_params p;
     trn_graph_params_fill(c->node, c->type, TRN_PARAM_ROWS(input_fields), &p);
-    const char *name = p.path;
-    char resolved[4096];
-    trn_status st = resolve(name, c->recipe, resolved, sizeof resolved, err);
-    if (st) return trn_node_wrap(c, err, st);
-    trn_mapped_file mf;
-    if ((st = trn_mapped_file_open(&mf, resolved, 0, err))) return reader_fail(c, name, err, st);
-    trn_heightfield_read_options o;
-    read_options(&p, &o);
-    trn_heightfield_file hf;
-    st = trn_heightfield_decode(mf.data, mf.size, name, &o, &hf, trn_node_bridge,
-                                (void *)c->progress, err);
-    trn_mapped_file_close(&mf);
-    if (st) return reader_fail(c, name, err, st);
-    trn_resample_window w;
-    const char *param;
-    char msg[400];
-    if (!window_of(&p, &hf.info, &w, &param, msg, sizeof msg)) {
-        trn_heightfield_file_dispose(&hf);
-        return trn_node_fail(c, err, TRN_ERR_VALIDATION, msg);
-    }
-    const char *filter_name = p.resample;
-    const trn_resample_filter filter = strcmp(filter_name, "bicubic") == 0 ? TRN_RESAMPLE_BICUBIC
-                                       : strcmp(filter_name, "average") == 0
-                                           ? TRN_RESAMPLE_AVERAGE
-                                           : TRN_RESAMPLE_BILINEAR;
-    trn_field dst;
-    /* The window's own samples along each axis: spline enlarges from them when the recipe's
-     * grid is finer, and is bicubic otherwise. */
-    const double wx = w.x1 - w.x0, wz = w.z1 - w.z0;
-    const uint32_t native_x = wx < 1.0 ? 1u : (uint32_t)lround(wx),
-                   native_z = wz < 1.0 ? 1u : (uint32_t)lround(wz);
-    if (strcmp(filter_name, "spline") == 0 && r->cells_x > native_x && r->cells_z > native_z) {
-        trn_field coarse;
-        st = trn_field_resample(&hf.field, &w, native_x, native_z, TRN_RESAMPLE_BICUBIC, &coarse,
-                                trn_node_bridge, (void *)c->progress, err);
-        if (!st) {
-            /* The warp's phases from the node's id and the recipe's seed: stable per node. */
-            const uint64_t seed = XXH64(c->node->id, strlen(c->node->id), c->recipe->seed);
-            st = trn_field_upsample_spline(&coarse, r->cells_x, r->cells_z, seed, &dst, err);
-            trn_field_dispose(&coarse);
+    /* The world grid and where this result's samples sit on it (a tile, or all of it). */
+    const trn_grid_window *win = c->window;
+    const uint32_t cells_x = win ? win->world_cells_x : r->cells_x,
+                   cells_z = win ? win->world_cells_z : r->cells_z;
+    const uint32_t i0 = win ? win->x0 : 0u, j0 = win ? win->z0 : 0u;
+    const uint32_t nx = r->cells_x + 1u, nz = r->cells_z + 1u;
+    dem_prep *d = c->keep ? c->keep->data : NULL;
+    trn_status st = TRN_OK;
+    if (!d || d->cells_x != cells_x || d->cells_z != cells_z) {
+        if ((st = prepare(c, &p, cells_x, cells_z, &d, err))) return st;
+        if (c->keep) {
+            if (c->keep->dispose) c->keep->dispose(c->keep->data);
+            c->keep->data = d;
+            c->keep->dispose = prep_free;
         }
-    } else {
-        st = trn_field_resample(&hf.field, &w, r->cells_x, r->cells_z,
-                                strcmp(filter_name, "spline") == 0 ? TRN_RESAMPLE_BICUBIC : filter,
-                                &dst, trn_node_bridge, (void *)c->progress, err);
     }
-    /* The window's ground size (metres for a georeferenced DEM, pixels otherwise). */
-    const double ground_x = hf.field.size_x * (w.x1 - w.x0) / hf.field.cells_x,
-                 ground_z = hf.field.size_z * (w.z1 - w.z0) / hf.field.cells_z;
-    const trn_heightfield_info info = hf.info;
-    const uint64_t filled = hf.filled;
-    trn_heightfield_file_dispose(&hf);
-    if (st) return trn_node_wrap(c, err, st);
-    const double scale = p.height_scale, offset = p.height_offset;
     const size_t count = trn_node_samples(r);
+    float *dst = malloc((count ? count : 1u) * sizeof *dst);
+    if (!dst)
+        st = trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    else if (d->spline)
+        st = trn_spline_surface_sample(d->spline, i0, j0, nx, nz, dst, err);
+    else
+        st = trn_field_resample_part(&d->hf.field, &d->w, cells_x, cells_z, d->filter, i0, j0, nx,
+                                     nz, dst, err);
+    const trn_heightfield_info info = d->hf.info;
+    const uint64_t filled = d->hf.filled;
+    const double ground_x = d->ground_x, ground_z = d->ground_z;
+    const char *param = d->param;
+    if (!c->keep) prep_free(d);
+    if (st) {
+        free(dst);
+        return dst ? trn_node_wrap(c, err, st) : st;
+    }
+    const double scale = p.height_scale, offset = p.height_offset;
     double lo = HUGE_VAL, hi = -HUGE_VAL;
     for (size_t k = 0; k < count; k++) {
-        const double v = (double)dst.heights[k] * scale + offset;
-        dst.heights[k] = (float)v;
-        lo = fmin(lo, dst.heights[k]);
-        hi = fmax(hi, dst.heights[k]);
+        const double v = (double)dst[k] * scale + offset;
+        dst[k] = (float)v;
+        lo = fmin(lo, dst[k]);
+        hi = fmax(hi, dst[k]);
     }
     char fill[80] = "";
     if (filled)
         snprintf(fill, sizeof fill, "; %" PRIu64 " NoData sample%s filled", filled,
                  filled == 1 ? "" : "s");
     snprintf(r->note, sizeof r->note,
-             "%.60s: %s %ux%u, %s%.6g x %.6g %s onto %.6g x %.6g; heights %.6g..%.6g m%s", name,
+             "%.60s: %s %ux%u, %s%.6g x %.6g %s onto %.6g x %.6g; heights %.6g..%.6g m%s", p.path,
              trn_heightfield_format_name(info.format), info.width, info.height,
              param ? "window " : "", ground_x, ground_z, info.has_georef ? "m" : "pixels",
              r->size_x, r->size_z, lo, hi, fill);
-    st = trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, dst.heights, err);
-    dst.heights = NULL;
-    return st;
+    return trn_node_set_floats(c, r, 0, TRN_PIN_HEIGHTFIELD, dst, err);
+}
+
+uint64_t trn_node_kept_bytes(const trn_graph_node *n, const trn_node_type *t,
+                             const trn_recipe *recipe)
+{
+    if (!t || t != &trn_node_heightfield_input.type || !recipe) return 0;
+    input_params p;
+    trn_graph_params_fill(n, t, TRN_PARAM_ROWS(input_fields), &p);
+    char resolved[4096];
+    if (resolve(p.path, recipe, resolved, sizeof resolved, NULL)) return 0;
+    trn_mapped_file mf;
+    if (trn_mapped_file_open(&mf, resolved, 0, NULL)) return 0;
+    trn_heightfield_read_options o;
+    read_options(&p, &o);
+    trn_heightfield_info info;
+    const trn_status st = trn_heightfield_probe(mf.data, mf.size, p.path, &o, &info, NULL);
+    const uint64_t file_bytes = mf.size;
+    trn_mapped_file_close(&mf);
+    if (st) return 0;
+    /* While it decodes: the file's pages, the reader's pixels (a float for a GeoTIFF or an
+     * R32, 16 bits for an R16, heights and a material byte for a .ter, four channels for a
+     * PNG) and the float field they become, which stays (measured: an R16 of 4097^2 in tiles). */
+    const uint64_t pixels = (uint64_t)info.width * info.height;
+    uint64_t decoded = 4u;
+    if (info.format == TRN_HEIGHTFIELD_R16 || info.format == TRN_HEIGHTFIELD_R16_BE) decoded = 2u;
+    if (info.format == TRN_HEIGHTFIELD_TER) decoded = 3u;
+    if (info.format == TRN_HEIGHTFIELD_PNG) decoded = 4u * (info.bit_depth > 8 ? 2u : 1u);
+    uint64_t bytes = file_bytes + pixels * (decoded + sizeof(float));
+    trn_resample_window w;
+    const char *param;
+    char msg[8];
+    uint32_t native_x, native_z;
+    if (strcmp(p.resample, "spline") == 0 && window_of(&p, &info, &w, &param, msg, sizeof msg)) {
+        native_of(&w, &native_x, &native_z);
+        /* An enlarging spline makes, beside the field, the window's samples (a float each) and
+         * the spline's coefficients (a double each), which it keeps. */
+        const uint64_t spline = pixels * sizeof(float) + ((uint64_t)native_x + 1u) *
+                                                             (native_z + 1u) *
+                                                             (sizeof(float) + sizeof(double));
+        if (recipe->cells_x > native_x && recipe->cells_z > native_z && spline > bytes)
+            bytes = spline;
+    }
+    return bytes;
+}
+
+/* Each sample is resampled from the file at its own world position: no neighbour's sample is
+ * read, so a tile needs no halo (the file itself is kept once for every tile). */
+static void input_reach(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
+                        trn_node_reach *out)
+{
+    trn_reach_pointwise(n, t, recipe, out);
+    snprintf(out->why, sizeof out->why,
+             "each sample resampled from the file at its world position (the decoded file kept "
+             "once for every tile)");
 }
 
 const trn_node_module trn_node_heightfield_input = {
@@ -362,4 +490,4 @@ const trn_node_module trn_node_heightfield_input = {
     input_key,
     NULL,
     input_check,
-    trn_reach_global};
+    input_reach};

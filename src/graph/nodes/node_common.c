@@ -168,7 +168,6 @@ static const char *global_why(const char *type)
         const char *type, *why;
     } table[] = {
         {"landform", "its evolution (stream power) drains across the whole grid"},
-        {"heightfield_input", "resamples a DEM file read whole"},
         {"dune_field", "its avalanche pass moves sand across the whole grid"},
         {"drainage", "depression filling and flow routing cross the whole grid"},
         {"flow_accumulation", "flow accumulates from every upstream sample"},

@@ -127,6 +127,12 @@ void trn_reach_global(const trn_graph_node *n, const trn_node_type *t, const trn
 void trn_reach_none(const trn_graph_node *n, const trn_node_type *t, const trn_recipe *recipe,
                     trn_node_reach *out);
 
+/* The most bytes a tile node holds for a tiled run's tiles at once (trn_node_keep): a DEM
+ * input's file while it decodes it, the field it keeps and what it prepares from it; 0 for the
+ * other types. */
+uint64_t trn_node_kept_bytes(const trn_graph_node *n, const trn_node_type *t,
+                             const trn_recipe *recipe);
+
 /* The families, in registry order. */
 extern const trn_node_module trn_node_landform, trn_node_noise_terrain, trn_node_flat_terrain,
     trn_node_dune_field, trn_node_heightfield_input;
