@@ -1185,7 +1185,8 @@ static void test_route_head_taper(void)
     }
     CHECK(cut_reach(cut, 47) >= 2); /* the head is cut across, not only along its line */
     for (int i = 49; i >= 20; i--)
-        CHECK(taper_height(i, 16) - cut[16 * 65 + i] < taper_height(i + 1, 16) - cut[16 * 65 + i + 1]);
+        CHECK(taper_height(i, 16) - cut[16 * 65 + i] <
+              taper_height(i + 1, 16) - cut[16 * 65 + i + 1]);
     free(cut);
 }
 

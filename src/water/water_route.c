@@ -181,8 +181,8 @@ static trn_status not_placed(trn_water_body *body, trn_route_report *report)
  * ground whatever the order. */
 static void carve_head(const double *lx, const double *lz, const double *lg, const double *bed,
                        const double *depth, size_t last, const trn_river_route_params *p,
-                       uint32_t cx, uint32_t cz, double dx, double dz,
-                       const float *source_heights, float *ground)
+                       uint32_t cx, uint32_t cz, double dx, double dz, const float *source_heights,
+                       float *ground)
 {
     const size_t nx = (size_t)cx + 1u;
     /* The river's half width and bank (water_resolve.c's river_geom_make). */
@@ -235,8 +235,8 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
                            const trn_river_route_params *params, trn_water_body *body,
                            trn_route_report *report, trn_error *err)
 {
-    return trn_river_route_carve(drainage, source_heights, existing, node_id, params, body,
-                                 report, NULL, err);
+    return trn_river_route_carve(drainage, source_heights, existing, node_id, params, body, report,
+                                 NULL, err);
 }
 
 trn_status trn_river_route_carve(const trn_drainage *drainage, const float *source_heights,
@@ -525,8 +525,7 @@ trn_status trn_river_route_carve(const trn_drainage *drainage, const float *sour
             past += hypot(lx[start + 1u] - lx[start], lz[start + 1u] - lz[start]);
             start++;
         }
-        carve_head(lx, lz, lg, bed, depth, start, params, cx, cz, dx, dz, source_heights,
-                   ground);
+        carve_head(lx, lz, lg, bed, depth, start, params, cx, cz, dx, dz, source_heights, ground);
     }
     const size_t count = n - start;
     for (size_t p = start; p < n; p++) {
