@@ -49,7 +49,9 @@ static uint64_t hash_of(const void *data, size_t size)
  * lays down half the sediment, so its valleys are V-shaped down to their channels (no
  * filled floors); the mountain range (13) stands about 1400 m high, as real ranges do over its
  * 12.8 km (1550 m of noise, area exponent m 0.4, snow and meadow lines raised with it) and
- * its droplets run 12 steps instead of 20 (shorter rills on its steeper sides). */
+ * its droplets run 12 steps instead of 20 (shorter rills on its steeper sides); the coastal
+ * island (9) warps its coast and hills outlines in smaller wiggles, so no side of its
+ * seven-point outline shows straight. */
 static const struct {
     const char *id;
     uint64_t heights, biomes;
@@ -65,7 +67,7 @@ static const struct {
      256},
     {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 9, 4096, 256},
     {"builtin://terrain/plateau", 0x53c9729066420466ull, 0xbdcb3783aae9bfc0ull, 7, 4096, 128},
-    {"builtin://terrain/coastal-island", 0x347d665fae6346d1ull, 0xc2da7866602076adull, 8, 8192,
+    {"builtin://terrain/coastal-island", 0x53671dbb372b3d56ull, 0x168f4ea4a06f0c6eull, 9, 8192,
      256},
     {"builtin://terrain/drainage-river", 0xb912b1c34bfc1513ull, 0x063faf21e5e58bbfull, 7, 2048,
      128},

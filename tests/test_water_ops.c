@@ -1100,6 +1100,96 @@ static void test_route_mouth(void)
     trn_field_dispose(&f);
 }
 
+/* The channel head cut by trn_river_route_carve: a valley falling west at 0.2 m a metre with
+ * sides rising 0.3 m a metre, a brook from (50, 16) with head_length 20 (0.125 m deeper a
+ * metre), whose depth reaches water_depth (1 m) at x = 42. The river's carve alone ended in a
+ * round cap there (radius: half width 3 + bank 3), cut level with its water into the rising
+ * ground behind: nothing cut from x = 48 up, 1 m at x = 42 and 5 m to the side at x = 45 (a
+ * ring). With the head, the cut along the valley floor deepens by the head's 0.125 m a metre
+ * from nothing at the source and narrows upstream with the depth, and the ground still falls
+ * at every sample down the floor (no pit where the water begins). */
+static float taper_height(int i, int j)
+{
+    return (float)(0.2 * i + 0.3 * abs(j - 16));
+}
+
+static void head_cut(bool head, float *cut)
+{
+    trn_field f;
+    trn_drainage d;
+    CHECK_OK(trn_field_init(&f, 64, 32, 64.0, 32.0, NULL));
+    for (int j = 0; j <= 32; j++)
+        for (int i = 0; i <= 64; i++)
+            f.heights[j * 65 + i] = taper_height(i, j);
+    CHECK_OK(trn_drainage_compute(&f, NAN, &d, NULL, NULL, NULL));
+    trn_river_route_params p;
+    route_params(&p, 50.0, 16.0);
+    p.channel_width = 6.0;
+    p.channel_depth = 2.5;
+    p.head_length = 20.0;
+    trn_water_body b;
+    trn_route_report r;
+    trn_field carved;
+    CHECK_OK(trn_field_init(&carved, 64, 32, 64.0, 32.0, NULL));
+    const size_t n = 65u * 33u;
+    CHECK_OK(trn_river_route_carve(&d, f.heights, NULL, "brook", &p, &b, &r,
+                                   head ? carved.heights : NULL, NULL));
+    if (!head) memcpy(carved.heights, f.heights, n * sizeof *f.heights);
+    CHECK(r.end == TRN_ROUTE_FIELD_EDGE);
+    /* The water begins where the depth reaches water_depth (x = 42), or with the head cut in,
+     * the river's half width and bank (6 m) further down. */
+    CHECK(b.path_count > 0 && b.path[0] == (head ? 36.0 : 42.0) && b.path[2] == 16.0);
+    trn_water w;
+    CHECK_OK(trn_water_resolve(&carved, &b, 1, NULL, &w, NULL));
+    for (size_t k = 0; k < n; k++)
+        cut[k] = f.heights[k] - carved.heights[k];
+    trn_water_dispose(&w);
+    trn_field_dispose(&carved);
+    trn_water_body_dispose(&b);
+    trn_drainage_dispose(&d);
+    trn_field_dispose(&f);
+}
+
+/* The farthest sample from the valley's floor (row 16) in column i that is cut > 1 cm. */
+static int cut_reach(const float *cut, int i)
+{
+    int far = -1;
+    for (int j = 0; j <= 32; j++)
+        if (cut[j * 65 + i] > 0.01f && abs(j - 16) > far) far = abs(j - 16);
+    return far;
+}
+
+static void test_route_head_taper(void)
+{
+    float *cut = malloc(65u * 33u * sizeof *cut);
+    CHECK(cut != NULL);
+    if (!cut) return;
+    /* The river's carve alone: its round cap is what the head replaces. */
+    head_cut(false, cut);
+    CHECK(cut[16 * 65 + 48] < 0.01f && cut_reach(cut, 45) >= 5);
+    head_cut(true, cut);
+    /* Along the floor: nothing at the source (and above it), then deeper at every sample down
+     * to the river's start, by about the head's 0.125 m a metre. */
+    for (int i = 50; i <= 64; i++)
+        CHECK(cut[16 * 65 + i] < 0.01f);
+    for (int i = 49; i >= 42; i--) {
+        const float step = cut[16 * 65 + i] - cut[16 * 65 + i + 1];
+        CHECK(step > 0.1f && step < 0.15f);
+    }
+    CHECK(cut[16 * 65 + 42] > 0.95f); /* water_depth where the depth reaches it */
+    /* Upstream of the start the cut narrows with the depth: within the river's half width plus
+     * its bank (6 m) times the depth over the water depth, and a cell. */
+    for (int i = 43; i <= 50; i++) {
+        const double f = 0.125 * (50 - i);
+        CHECK(cut_reach(cut, i) <= (int)floor(6.0 * f + 1.0));
+    }
+    CHECK(cut_reach(cut, 47) >= 2); /* the head is cut across, not only along its line */
+    for (int i = 49; i >= 20; i--)
+        CHECK(taper_height(i, 16) - cut[16 * 65 + i] <
+              taper_height(i + 1, 16) - cut[16 * 65 + i + 1]);
+    free(cut);
+}
+
 static void test_route_steps(void)
 {
     /* h = i - j: the drainage flows south-west (not a triangle edge); west and south tie as
@@ -1687,6 +1777,7 @@ int main(void)
     RUN(test_route_head);
     RUN(test_route_smooth);
     RUN(test_route_mouth);
+    RUN(test_route_head_taper);
     RUN(test_route_params);
     RUN(test_codec_round_trip);
     RUN(test_codec_truncation);

@@ -403,6 +403,20 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
                            const trn_river_route_params *params, trn_water_body *body,
                            trn_route_report *report, trn_error *err);
 
+/* trn_river_route, and ground (may be NULL; cells_x + 1 by cells_z + 1 samples) receives the
+ * source heights with the river's channel head cut in. With head_length > 0 and ground given,
+ * the head is cut along the route's own (averaged) line with the river's cross-section, its
+ * half width and bank scaled by the depth over water_depth (at most 1), so it narrows and
+ * shallows to nothing at the source; and the river's path (its water and its own cut) begins
+ * the channel's half width plus bank further down than where the depth reaches water_depth,
+ * the head carrying the river's section and bed over that stretch, so the river's round end
+ * lies within the head's channel instead of cutting a ring into the slope. Resolve the body on
+ * ground. Unchanged heights when there is no head or no river. */
+trn_status trn_river_route_carve(const trn_drainage *drainage, const float *source_heights,
+                                 const trn_water *existing, const char *node_id,
+                                 const trn_river_route_params *params, trn_water_body *body,
+                                 trn_route_report *report, float *ground, trn_error *err);
+
 /* ---------------------------------------------------------------------------------------------
  * Storage: the resolved water as bytes (graph cache files, cooked payloads). Little-endian,
  * versioned, checksummed; the reader goes through a bounded cursor.

@@ -112,7 +112,11 @@
  * deposition at all the floors are as V-shaped, but on the default 50 m grid the side valleys
  * then repeat (periodic curvature 2.35) and the edge stands as a rim; the uniform uplift does
  * the work (G 1 with it: 0.43 too), G 0.5 keeps the side valleys' spacing varied (ladder peak
- * 6.2, 7.4 at G 1). */
+ * 6.2, 7.4 at G 1). The coastal island's next version (9) warps its coast and hills outlines in
+ * wiggles up to 1.1 and 1.0 km (were 1.8 and 1.5): one wiggle on each 2.3 km side of the
+ * seven-point outline left the coast and the hills' edge a heptagon of long straight sides at
+ * 1025^2; now bays and headlands break every side (the shelf's outline is as it was: warped
+ * finer, its sea floor turned rough and the island square). */
 
 typedef struct builtin {
     const char *id;
@@ -517,7 +521,7 @@ static const builtin builtins[] = {
      "shore to some 70 m deep at the edges, with an Ocean Water body covering the sea on "
      "every border: sandy beaches along the shore, grass and woods inland, rock on the "
      "steep slopes.",
-     8,
+     9,
      "{\"size\": [8192, 8192], \"resolution\": [256, 256], \"seed\": 230, \"sea_level\":"
      " 0, \"default_landform\": \"island\", \"landforms\": {\"island\": {\"base_height\""
      ": -30, \"height_variation\": 450, \"feature_size\": 5120, \"roughness\": 0.45, \"o"
@@ -571,11 +575,11 @@ static const builtin builtins[] = {
      "_outline\", \"type\": \"polygon_mask\", \"position\": [240, 400], \"params\": {\"p"
      "oints\": [[2863, 2020], [5116, 1930], [6287, 3102], [6107, 5174], [4755, 6255], [2"
      "593, 5985], [1963, 4093]], \"falloff\": 1400, \"edge_warp\": 1000, \"edge_warp_siz"
-     "e\": 1800}, \"inputs\": {\"field\": {\"node\": \"island_land\"}}}, {\"id\": \"hill"
+     "e\": 1100}, \"inputs\": {\"field\": {\"node\": \"island_land\"}}}, {\"id\": \"hill"
      "s_outline\", \"type\": \"polygon_mask\", \"position\": [240, 600], \"params\": {\""
      "points\": [[3036, 2277], [5007, 2199], [6032, 3224], [5874, 5038], [4691, 5983], ["
      "2799, 5747], [2247, 4091]], \"falloff\": 1000, \"edge_warp\": 800, \"edge_warp_siz"
-     "e\": 1500}, \"inputs\": {\"field\": {\"node\": \"island_land\"}}}, {\"id\": \"shel"
+     "e\": 1000}, \"inputs\": {\"field\": {\"node\": \"island_land\"}}}, {\"id\": \"shel"
      "f\", \"type\": \"height_blend\", \"position\": [480, 0], \"params\": {\"amount\": "
      "1}, \"inputs\": {\"a\": {\"node\": \"ocean_floor\"}, \"b\": {\"node\": \"shelf_flo"
      "or\"}, \"mask\": {\"node\": \"shelf_outline\"}}}, {\"id\": \"lowland\", \"type\": "

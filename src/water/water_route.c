@@ -169,10 +169,80 @@ static trn_status not_placed(trn_water_body *body, trn_route_report *report)
     return TRN_OK;
 }
 
+/* The channel head cut into ground (a copy of the source heights) along the averaged line
+ * from the source (point 0) to where the river's water begins (point last): the river's own
+ * cross-section (a bowl from the bed up to the water's surface at the half width, then a bank
+ * sloping to the ground; water_resolve.c's river carve) with its half width and bank scaled by
+ * the channel's depth over water_depth, so the cut follows the head's own path and narrows and
+ * shallows to nothing at the source, its sides converging there. Where the depth is under
+ * water_depth the bowl rises to the line's ground (no water there), blended towards each
+ * sample's own as the depth shrinks, so the cut fades into the ground instead of ending in a
+ * step. Each segment sweeps its section (ends clamped) and the lowest cut wins: the same
+ * ground whatever the order. */
+static void carve_head(const double *lx, const double *lz, const double *lg, const double *bed,
+                       const double *depth, size_t last, const trn_river_route_params *p,
+                       uint32_t cx, uint32_t cz, double dx, double dz, const float *source_heights,
+                       float *ground)
+{
+    const size_t nx = (size_t)cx + 1u;
+    /* The river's half width and bank (water_resolve.c's river_geom_make). */
+    const double half = 0.5 * p->channel_width;
+    const double bank = fmax(half, 2.0 * fmax(dx, dz));
+    for (size_t s = 0; s < last; s++) {
+        const double ax = lx[s], az = lz[s], ex = lx[s + 1u] - ax, ez = lz[s + 1u] - az;
+        const double len2 = ex * ex + ez * ez;
+        const double fa = depth[s] / p->water_depth, fb = depth[s + 1u] / p->water_depth;
+        const double reach = fmin(fmax(fa, fb), 1.0) * (half + bank);
+        if (!(reach > 0.0)) continue;
+        const double x0 = fmin(ax, ax + ex) - reach, x1 = fmax(ax, ax + ex) + reach;
+        const double z0 = fmin(az, az + ez) - reach, z1 = fmax(az, az + ez) + reach;
+        const double i0 = fmax(ceil(x0 / dx), 0.0), i1 = fmin(floor(x1 / dx), (double)cx);
+        const double j0 = fmax(ceil(z0 / dz), 0.0), j1 = fmin(floor(z1 / dz), (double)cz);
+        for (double jd = j0; jd <= j1; jd++) {
+            for (double id = i0; id <= i1; id++) {
+                const double px = id * dx, pz = jd * dz;
+                /* Past the segment's ends the section is its own carried on along the line
+                 * (the line's ground rising with the slope, the width narrowing upstream), not
+                 * its end's swung round: a round end cut level into the rising ground behind
+                 * it would be the ring again, a cell long. */
+                const double u = len2 > 0.0 ? ((px - ax) * ex + (pz - az) * ez) / len2 : 0.0;
+                const double t = u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u;
+                const double f = fmin(fa + u * (fb - fa), 1.0);
+                if (!(f > 0.0)) continue;
+                const double d = hypot(px - (ax + t * ex), pz - (az + t * ez));
+                const double hw = f * half, bw = f * bank;
+                if (!(d < hw + bw)) continue;
+                const size_t k = (size_t)jd * nx + (size_t)id;
+                const double g = (double)source_heights[k];
+                const double line = lg[s] + u * (lg[s + 1u] - lg[s]);
+                const double under = line - (bed[s] + u * (bed[s + 1u] - bed[s]));
+                const double rim = f * line + (1.0 - f) * g - under + f * p->water_depth;
+                double h;
+                if (d < hw) {
+                    const double r = d / hw;
+                    h = rim - f * p->water_depth * (1.0 - r * r);
+                } else {
+                    h = rim + (g - rim) * ((d - hw) / bw);
+                }
+                if (h < (double)ground[k]) ground[k] = (float)h;
+            }
+        }
+    }
+}
+
 trn_status trn_river_route(const trn_drainage *drainage, const float *source_heights,
                            const trn_water *existing, const char *node_id,
                            const trn_river_route_params *params, trn_water_body *body,
                            trn_route_report *report, trn_error *err)
+{
+    return trn_river_route_carve(drainage, source_heights, existing, node_id, params, body, report,
+                                 NULL, err);
+}
+
+trn_status trn_river_route_carve(const trn_drainage *drainage, const float *source_heights,
+                                 const trn_water *existing, const char *node_id,
+                                 const trn_river_route_params *params, trn_water_body *body,
+                                 trn_route_report *report, float *ground, trn_error *err)
 {
     if (!drainage || !source_heights || !node_id || !body || !report)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
@@ -216,6 +286,7 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
         return trn_error_set(err, TRN_ERR_OVERFLOW, NULL, -1,
                              "river route: expected fewer than 2^32-1 samples, found %zux%u", nx,
                              cz + 1u);
+    if (ground) memcpy(ground, source_heights, samples * sizeof *ground);
 
     const uint32_t si = snap(params->source_x, cx, sx), sj = snap(params->source_z, cz, sz);
     const size_t source = (size_t)sj * nx + si;
@@ -362,13 +433,12 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
         report->joined[0] = '\0';
         return not_placed(body, report);
     }
-    const size_t count = n - first;
-    double *points = malloc(count * 3u * sizeof *points);
+    double *points = malloc((n - first) * 3u * sizeof *points);
     if (!points) {
         free(depth);
         free(trace);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
-                             "river route: out of memory for %zu path points", count);
+                             "river route: out of memory for %zu path points", n - first);
     }
     /* The bed: the depth below the ground along the centreline (which never rises, so
      * neither does the bed) and no lower than water_depth under the receiving surface, so the
@@ -438,11 +508,30 @@ trn_status trn_river_route(const trn_drainage *drainage, const float *source_hei
     /* Neither may it rise where the window narrows at the ends: hold it. */
     for (size_t p = 1; p < n; p++)
         if (lg[p] > lg[p - 1u]) lg[p] = lg[p - 1u];
-    for (size_t p = first; p < n; p++) {
-        const size_t q = p - first;
-        const double bed = lg[p] - depth[p];
+    double *bed = over; /* done with */
+    for (size_t p = 0; p < n; p++)
+        bed[p] = lg[p] - depth[p] > floor_level ? lg[p] - depth[p] : floor_level;
+    /* With the head cut into the ground, the river's water begins the reach of its
+     * cross-section (half width and bank) further down, the head's cut carrying the river's
+     * own section and bed over that reach: the river's carve ends in a round cap there, and a
+     * cap across the slope above the water (its bank cut back into the rising ground, a ring)
+     * is what the head replaces; at the later start the cap lies within the head's channel. */
+    size_t start = first;
+    if (ground && first > 0) {
+        const double hw = 0.5 * params->channel_width;
+        const double section = hw + fmax(hw, 2.0 * fmax(dx, dz)); /* water_resolve.c's */
+        double past = 0.0;
+        while (past < section && n - start > 2u) {
+            past += hypot(lx[start + 1u] - lx[start], lz[start + 1u] - lz[start]);
+            start++;
+        }
+        carve_head(lx, lz, lg, bed, depth, start, params, cx, cz, dx, dz, source_heights, ground);
+    }
+    const size_t count = n - start;
+    for (size_t p = start; p < n; p++) {
+        const size_t q = p - start;
         points[q * 3u + 0u] = lx[p];
-        points[q * 3u + 1u] = bed > floor_level ? bed : floor_level;
+        points[q * 3u + 1u] = bed[p];
         points[q * 3u + 2u] = lz[p];
     }
     free(cl);

@@ -830,12 +830,20 @@ static trn_status route_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
     memset(&body, 0, sizeof body);
     trn_route_report rep;
     memset(&rep, 0, sizeof rep);
-    trn_status st =
-        trn_river_route(&d->view, d->source->data, existing, c->node->id, &p, &body, &rep, err);
-    if (st) return trn_node_wrap(c, err, st);
+    /* The ground with the channel head cut in, which the river is then resolved on. */
+    trn_gbuf *ground = trn_gbuf_new(trn_node_samples(r), sizeof(float));
+    if (!ground) return trn_node_fail(c, err, TRN_ERR_NO_MEMORY, "out of memory");
+    trn_status st = trn_river_route_carve(&d->view, d->source->data, existing, c->node->id, &p,
+                                          &body, &rep, ground->data, err);
+    if (st) {
+        trn_gbuf_release(ground);
+        return trn_node_wrap(c, err, st);
+    }
     const bool placed = rep.end != TRN_ROUTE_NOT_PLACED;
     if (placed) body.carve = true;
-    st = resolve(c, r, d->source, existing, placed ? &body : NULL, placed ? 1u : 0u, err);
+    st = resolve(c, r, placed ? ground : d->source, existing, placed ? &body : NULL,
+                 placed ? 1u : 0u, err);
+    trn_gbuf_release(ground);
     if (!placed) trn_water_body_dispose(&body);
     if (!st) trn_node_pass_transport(r, 0, d);
     if (!st) {
