@@ -52,6 +52,19 @@ elif dpkg-query -W -f='${Status}' libopenmpi-dev 2>/dev/null | grep -q "install 
     [ -z "${DEB_BUILD_PROFILES-}" ]; then
     fail "OpenMPI is installed but terrane-mpi_${version}_$arch.deb was not built"
 fi
+# PROJ and libgeotiff (and the CLI's libmicrohttpd) are opened on first use, not linked: every
+# package with a program or the library must still depend on them (debian/rules), or a CRS (the
+# studio) fails to load on the user's machine.
+for pkg in libterrane0 terrane terrane-mpi; do
+    deb="$DIR/${pkg}_${version}_$arch.deb"
+    [ -f "$deb" ] || continue
+    dpkg-deb -f "$deb" Depends | grep -q 'libproj' ||
+        fail "$pkg does not depend on PROJ, which it opens on first use"
+    dpkg-deb -f "$deb" Depends | grep -q 'libgeotiff' ||
+        fail "$pkg does not depend on libgeotiff, which it opens on first use"
+done
+dpkg-deb -f "$DIR/terrane_${version}_$arch.deb" Depends | grep -q 'libmicrohttpd' ||
+    fail "terrane does not depend on libmicrohttpd, which its studio opens on first use"
 for deb in "$DIR"/*_"$version"_"$arch".deb; do
     echo "== $(basename "$deb")"
     dpkg-deb -f "$deb" Package Version Depends

@@ -377,6 +377,10 @@ studio_server *studio_server_start(uint16_t port, const char *token, studio_api_
         snprintf(err_msg, err_size, "out of memory");
         return NULL;
     }
+    if (!studio_mhd_open(err_msg, err_size)) {
+        free(s);
+        return NULL;
+    }
     snprintf(s->token, sizeof s->token, "%s", token);
     pthread_mutex_init(&s->watch_lock, NULL);
     atomic_init(&s->stopping, false);

@@ -9,6 +9,45 @@
 
 #include <microhttpd.h>
 
+/* libmicrohttpd (and the TLS libraries it needs: GnuTLS, nettle, GMP... ten files) opened on the
+ * first server's start where the build says so (TRN_MHD_LAZY: Linux, its soname known), not at
+ * every start of the CLI, where their loading cost a few ms of one core for a command that
+ * rarely serves. True when its functions below can be called; false with the loader's words in
+ * why. Always true where it is linked. */
+bool studio_mhd_open(char *why, size_t why_size);
+
+#ifdef TRN_MHD_LAZY
+#define STUDIO_MHD_FUNCTIONS(X)                                                                   \
+    X(MHD_add_response_header)                                                                    \
+    X(MHD_create_response_from_buffer)                                                            \
+    X(MHD_create_response_from_callback)                                                          \
+    X(MHD_destroy_response)                                                                       \
+    X(MHD_get_connection_info)                                                                    \
+    X(MHD_get_daemon_info)                                                                        \
+    X(MHD_lookup_connection_value)                                                                \
+    X(MHD_queue_response)                                                                         \
+    X(MHD_start_daemon)                                                                           \
+    X(MHD_stop_daemon)
+#define STUDIO_MHD_MEMBER(name) __typeof__(name) *name;
+typedef struct studio_mhd_functions {
+    STUDIO_MHD_FUNCTIONS(STUDIO_MHD_MEMBER)
+} studio_mhd_functions;
+#undef STUDIO_MHD_MEMBER
+extern studio_mhd_functions studio_mhd_fn; /* set by studio_mhd_open */
+#ifndef STUDIO_MHD_OWN_NAMES
+#define MHD_add_response_header studio_mhd_fn.MHD_add_response_header
+#define MHD_create_response_from_buffer studio_mhd_fn.MHD_create_response_from_buffer
+#define MHD_create_response_from_callback studio_mhd_fn.MHD_create_response_from_callback
+#define MHD_destroy_response studio_mhd_fn.MHD_destroy_response
+#define MHD_get_connection_info studio_mhd_fn.MHD_get_connection_info
+#define MHD_get_daemon_info studio_mhd_fn.MHD_get_daemon_info
+#define MHD_lookup_connection_value studio_mhd_fn.MHD_lookup_connection_value
+#define MHD_queue_response studio_mhd_fn.MHD_queue_response
+#define MHD_start_daemon studio_mhd_fn.MHD_start_daemon
+#define MHD_stop_daemon studio_mhd_fn.MHD_stop_daemon
+#endif
+#endif
+
 /* Limits of one server (docs/studio.md "Limits"). */
 #define STUDIO_BODY_LIMIT (1u << 20)  /* request bodies above this get 413 */
 #define STUDIO_CONNECTION_LIMIT 64u   /* open connections at once */

@@ -7,8 +7,8 @@
 #include <geo_tiffp.h>
 #include <geotiff.h>
 #include <geovalues.h>
-#include <proj.h>
 
+#include "geo_libs.h"
 #include "geotiff_private.h"
 
 /* The scanner has already checked the directory (its header, every key's location and range,
@@ -48,6 +48,9 @@ void gt_crs_normalise(const gt_scan *s, trn_geotiff_georef *g)
     const gt_entry *de = &s->entries[GT_E_GEODOUBLES];
     const gt_entry *ae = &s->entries[GT_E_GEOASCII];
     if (!ke->present || ke->count < 4) return;
+    /* Without the libraries (a broken install) the keys stay as read, unnormalised, as when
+     * libgeotiff cannot interpret them. */
+    if (!trn_geo_libs_open(NULL)) return;
     const bool be = s->big_endian;
     const uint32_t nkeys = get_u16(s->data + ke->data_offset + 6, be);
     const size_t shorts = 4u * ((size_t)nkeys + 1u); /* checked against the tag by the scanner */

@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <proj.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "core/progress.h"
+#include "geo_libs.h"
 #include "terrane/geotiff.h"
 #include "terrane/resample.h"
 
@@ -295,6 +295,10 @@ trn_status trn_geotiff_reproject(const trn_field *src, const trn_geotiff_georef 
     const uint32_t sw = src->cells_x + 1u, sh = src->cells_z + 1u;
     trn_progress prog = trn_progress_make(progress, user);
 
+    const char *why = NULL;
+    if (!trn_geo_libs_open(&why))
+        return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
+                             "reproject: PROJ could not be loaded: %s", why);
     trn_status st = TRN_OK;
     PJ_CONTEXT *ctx = proj_context_create();
     PJ *scrs = NULL, *tcrs = NULL, *geo = NULL, *to_geo = NULL, *op = NULL, *norm = NULL;
