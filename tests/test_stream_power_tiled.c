@@ -499,6 +499,11 @@ static void check_windows(const config *c, uint32_t cx, uint32_t cz)
         um[k] = (float)(trn_test_mix32((uint32_t)k) % 100u) / 100.0f;
         km[k] = 0.5f + (float)(trn_test_mix32((uint32_t)k * 3u) % 100u) / 50.0f;
     }
+    /* The grid's largest factor (for a positive exponent, then a negative one) in one sample
+     * near the last row: only the last windows hold it, and the others' substeps must be set
+     * by it too. */
+    km[(nz - 3u) * nx + nx / 2u] = 4.0f;
+    km[(nz - 3u) * nx + nx / 2u + 1u] = 0.1f;
     float *edge[4] = {malloc(nx * sizeof(float)), malloc(nx * sizeof(float)),
                       malloc(nz * sizeof(float)), malloc(nz * sizeof(float))};
     for (size_t i = 0; i < nx; i++) {
@@ -715,6 +720,127 @@ static void test_evolve_deposition(void)
     }
 }
 
+/* ---- a coarsened evolution's fine steps by bands across processes (threads) ---- */
+
+/* What this process's evolution said it made of the output grid (trn_evolve_window_hook). */
+static _Thread_local uint32_t made_row0, made_row1;
+static _Thread_local size_t made_bytes;
+
+static void window_hook(uint32_t row0, uint32_t row1, size_t bytes)
+{
+    made_row0 = row0;
+    made_row1 = row1;
+    made_bytes = bytes;
+}
+
+typedef struct evolve_job {
+    th_impl impl;
+    trn_field field;
+    trn_evolve_options o;
+    float *area;
+    uint32_t row0, row1;
+    size_t bytes;
+    trn_status st;
+    trn_error err;
+} evolve_job;
+
+static void *evolve_run(void *arg)
+{
+    evolve_job *job = arg;
+    trn_comm *comm = trn_comm_new(&th_ops_p2p, &job->impl, job->impl.rank, job->impl.sh->size);
+    job->o.fine_comm = comm;
+    job->o.sp.drainage_area = job->area;
+    made_row0 = made_row1 = UINT32_MAX;
+    job->st = trn_landscape_evolve(&job->field, &job->o, NULL, NULL, NULL, &job->err);
+    job->row0 = made_row0;
+    job->row1 = made_row1;
+    job->bytes = made_bytes;
+    trn_comm_free(comm);
+    return NULL;
+}
+
+/* The output grid's fine steps by bands across 2 and 4 processes, with the ring of outlets,
+ * an erodibility mask and creep varying with it: each process makes the upsampled surface and
+ * its factors only on its window of rows (trn_spt_window_rows: its tiles' rows with their halo
+ * and its band, fewer than the grid's), and its band is the whole run's bytes, heights and
+ * drainage area. */
+static void test_evolve_windows(void)
+{
+    const uint32_t cx = 64, cz = 96;
+    const size_t nx = cx + 1u, nz = cz + 1u, n = nx * nz;
+    trn_evolve_options o;
+    trn_evolve_options_default(&o);
+    o.coarsen = 4;
+    o.fine_steps = 2;
+    o.sp.steps = 4;
+    o.sp.dt = 2000;
+    o.sp.erodibility = 4e-5;
+    o.sp.border_outlets = true;
+    o.sp.diffusion = 0.02;
+    o.sp.diffusion_rock = 1.5;
+    const size_t ccx = cx / 4u + 1u, ccz = cz / 4u + 1u;
+    float *km = malloc(ccx * ccz * sizeof *km);
+    for (size_t k = 0; k < ccx * ccz; k++)
+        km[k] = 0.5f + (float)(trn_test_mix32((uint32_t)k * 7u) % 100u) / 40.0f;
+    o.sp.erodibility_mask = km;
+    trn_field whole = rough(cx, cz, 5);
+    float *aw = calloc(n, sizeof *aw);
+    o.sp.drainage_area = aw;
+    trn_evolve_window_hook = window_hook;
+    CHECK_OK(trn_landscape_evolve(&whole, &o, NULL, NULL, NULL, NULL));
+    /* Alone, every row is made. */
+    CHECK(made_row0 == 0 && made_row1 == nz);
+    static const uint32_t b2[3] = {0, 40, 97}, b4[5] = {0, 24, 48, 72, 97};
+    for (int P = 2; P <= 4; P += 2) {
+        const uint32_t *b = P == 2 ? b2 : b4;
+        th_shared sh;
+        memset(&sh, 0, sizeof sh);
+        sh.size = P;
+        pthread_barrier_init(&sh.bar, NULL, (unsigned)P);
+        pthread_t th[4];
+        evolve_job jobs[4];
+        for (int r = 0; r < P; r++) {
+            memset(&jobs[r], 0, sizeof jobs[r]);
+            jobs[r].impl = (th_impl){&sh, r};
+            jobs[r].field = rough(cx, cz, 5);
+            jobs[r].o = o;
+            jobs[r].o.fine_tile = 16;
+            jobs[r].o.fine_bands = b;
+            jobs[r].area = calloc(n, sizeof(float));
+            pthread_create(&th[r], NULL, evolve_run, &jobs[r]);
+        }
+        for (int r = 0; r < P; r++)
+            pthread_join(th[r], NULL);
+        pthread_barrier_destroy(&sh.bar);
+        for (int r = 0; r < P; r++) {
+            CHECK_OK(jobs[r].st);
+            if (jobs[r].st) fprintf(stderr, "process %d: %s\n", r, jobs[r].err.message);
+            /* Its window, not the whole grid: the rows made and their bytes. */
+            th_impl im = {&sh, r};
+            trn_comm *me = trn_comm_new(&th_ops_p2p, &im, r, P);
+            uint32_t w0, w1;
+            trn_spt_window_rows(cx, cz, 16, true, me, b, &w0, &w1);
+            trn_comm_free(me);
+            CHECK(jobs[r].row0 == w0 && jobs[r].row1 == w1);
+            CHECK(w1 - w0 < nz);
+            CHECK(jobs[r].bytes == (size_t)(w1 - w0) * nx * 2u * sizeof(float));
+            size_t wrong = 0;
+            for (size_t k = (size_t)b[r] * nx; k < (size_t)b[r + 1] * nx && !jobs[r].st; k++)
+                wrong += memcmp(&jobs[r].field.heights[k], &whole.heights[k], sizeof(float)) != 0 ||
+                         memcmp(&jobs[r].area[k], &aw[k], sizeof(float)) != 0;
+            if (wrong) fprintf(stderr, "evolve by windows, process %d of %d: %zu wrong\n", r, P,
+                               wrong);
+            CHECK(wrong == 0);
+            trn_field_dispose(&jobs[r].field);
+            free(jobs[r].area);
+        }
+    }
+    trn_evolve_window_hook = NULL;
+    trn_field_dispose(&whole);
+    free(aw);
+    free(km);
+}
+
 /* Unsupported configurations are refused by name, the field untouched. */
 static void test_refused(void)
 {
@@ -894,6 +1020,7 @@ int main(void)
     RUN(test_processes_bands);
     RUN(test_processes_windows);
     RUN(test_evolve_deposition);
+    RUN(test_evolve_windows);
     RUN(test_refused);
     RUN(test_sample_index_64);
     RUN(test_area_far_rows);

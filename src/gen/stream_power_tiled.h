@@ -127,6 +127,12 @@ trn_status trn_stream_power_run_tiled_window(trn_field *field, const trn_stream_
                                              trn_progress_fn progress, void *user,
                                              trn_error *err);
 
+/* Test hook (NULL unless a test sets it): a landscape evolution's level calls it, before it
+ * makes the level's upsampled surface, with the rows it makes and holds of it (row0 .. row1 -
+ * 1; a window by bands across processes, else every row) and the bytes of those rows'
+ * heights and factors. */
+extern void (*trn_evolve_window_hook)(uint32_t row0, uint32_t row1, size_t bytes);
+
 /* With sea_surface: the lowest height a sample under the sea level comes back at (its level less
  * sea_surface_depth; -infinity when that is 0: the bed as it came). */
 double trn_sp_surface_floor(const trn_stream_power_params *p);
