@@ -900,10 +900,13 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                                        wrows * nx * sizeof *out *
                                            (1u + (fine_mask != NULL) + (fine_kmask != NULL)));
             if (!st) {
-                /* Every sample of the window's rows; outside them, by windows, the first and
-                 * last columns (and rows) only, for the edges. */
+                /* Every sample of the window's rows, first (the threads share them evenly);
+                 * then outside them, by windows, the first and last columns (and rows) only,
+                 * for the edges. */
 #pragma omp parallel for schedule(static)
-                for (size_t j = 0; j < nz; j++) {
+                for (size_t r = 0; r < nz; r++) {
+                    const size_t q = r - wrows;
+                    const size_t j = r < wrows ? w0 + r : q < w0 ? q : w1 + (q - w0);
                     const bool row_in = j >= w0 && j < w1;
                     const bool all = row_in || (windowed && (j == 0 || j + 1u == nz));
                     if (!row_in && !windowed) continue;
