@@ -190,6 +190,8 @@ typedef struct th_job {
     bool cancel; /* this process cancels at its second step */
     bool p2p;    /* a transport with point-to-point blocks (else all-gathers only) */
     const uint32_t *bands; /* the result by bands of rows (NULL: whole on every process) */
+    trn_spt_window win;    /* with use_win: the field, masks and area held by these rows */
+    bool use_win;
     int reports;
     trn_status st;
     trn_stream_power_report report;
@@ -211,9 +213,10 @@ static void *job_run(void *arg)
     trn_comm *comm = trn_comm_new(job->p2p ? &th_ops_p2p : &th_ops, &job->impl, job->impl.rank,
                                   job->impl.sh->size);
     job->p.drainage_area = job->area;
-    job->st = trn_stream_power_run_tiled_rows(
+    job->st = trn_stream_power_run_tiled_window(
         &job->field, &job->p, job->tile, job->fail ? "/nonexistent/folder" : job->dir, comm,
-        job->bands, &job->stats, &job->report, job_progress, job, &job->err);
+        job->bands, job->use_win ? &job->win : NULL, &job->stats, &job->report, job_progress,
+        job, &job->err);
     trn_comm_free(comm);
     return NULL;
 }
@@ -481,6 +484,156 @@ static void check_bands(const config *c, uint32_t cx, uint32_t cz)
     free(aw);
 }
 
+/* Fields held by windows of rows: each process gets, in arrays of its window's size (the
+ * sanitizers catch a read past them), only the rows trn_spt_window_rows names of the heights,
+ * the uplift and erodibility masks and the area, with the field's edges: its band is the
+ * whole grid's bytes, the creep's substeps set by the largest factor of every window (it lies
+ * in one); the windows are smaller than the grid. A window short of a row is refused, naming
+ * the rows. */
+static void check_windows(const config *c, uint32_t cx, uint32_t cz)
+{
+    trn_field whole = rough(cx, cz, 7), start = rough(cx, cz, 7);
+    const size_t nx = (size_t)cx + 1u, nz = (size_t)cz + 1u, n = nx * nz;
+    float *aw = malloc(n * sizeof *aw), *um = malloc(n * sizeof *um), *km = malloc(n * sizeof *km);
+    for (size_t k = 0; k < n; k++) {
+        um[k] = (float)(trn_test_mix32((uint32_t)k) % 100u) / 100.0f;
+        km[k] = 0.5f + (float)(trn_test_mix32((uint32_t)k * 3u) % 100u) / 50.0f;
+    }
+    /* The grid's largest factor (for a positive exponent, then a negative one) in one sample
+     * near the last row: only the last windows hold it, and the others' substeps must be set
+     * by it too. */
+    km[(nz - 3u) * nx + nx / 2u] = 4.0f;
+    km[(nz - 3u) * nx + nx / 2u + 1u] = 0.1f;
+    float *edge[4] = {malloc(nx * sizeof(float)), malloc(nx * sizeof(float)),
+                      malloc(nz * sizeof(float)), malloc(nz * sizeof(float))};
+    for (size_t i = 0; i < nx; i++) {
+        edge[0][i] = start.heights[i];
+        edge[1][i] = start.heights[(nz - 1u) * nx + i];
+    }
+    for (size_t j = 0; j < nz; j++) {
+        edge[2][j] = start.heights[j * nx];
+        edge[3][j] = start.heights[j * nx + nx - 1u];
+    }
+    trn_stream_power_params p;
+    trn_stream_power_params_default(&p);
+    p.steps = 3;
+    p.dt = 2000;
+    p.erodibility = 4e-5;
+    p.routing = c->routing;
+    p.border_outlets = c->outlets;
+    p.sea_level = c->sea ? 10.0 : NAN;
+    p.sea_surface = c->surface;
+    p.sea_surface_depth = c->surface ? 3.0 : 0.0;
+    p.uplift_mask = c->umask ? um : NULL;
+    p.erodibility_mask = c->kmask ? km : NULL;
+    p.diffusion = c->diffusion;
+    p.diffusion_rock = c->rock;
+    p.deposition = c->deposition;
+    p.seed = 42;
+    p.drainage_area = aw;
+    trn_stream_power_report rw;
+    CHECK_OK(trn_stream_power_run(&whole, &p, &rw, NULL, NULL, NULL));
+    static const struct {
+        uint32_t tile;
+        int procs;
+        uint32_t bands[5];
+        int short_rank; /* a process given a window a row short (-1: none) */
+    } runs[] = {{5, 2, {0, 20, 48}, -1},
+                {16, 3, {0, 0, 31, 48}, -1},
+                {16, 4, {0, 12, 24, 36, 48}, -1},
+                {16, 2, {0, 24, 48}, 1}};
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        const int P = runs[i].procs;
+        const uint32_t *b = runs[i].bands;
+        th_shared sh;
+        memset(&sh, 0, sizeof sh);
+        sh.size = P;
+        pthread_barrier_init(&sh.bar, NULL, (unsigned)P);
+        pthread_t th[4];
+        th_job jobs[4];
+        float *wu[4], *wk[4];
+        int smaller = 0;
+        for (int r = 0; r < P; r++) {
+            memset(&jobs[r], 0, sizeof jobs[r]);
+            jobs[r].impl = (th_impl){&sh, r};
+            uint32_t r0, r1;
+            trn_comm *me = trn_comm_new(&th_ops_p2p, &jobs[r].impl, r, P);
+            trn_spt_window_rows(cx, cz, runs[i].tile, c->outlets, me, b, &r0, &r1);
+            trn_comm_free(me);
+            if (r == runs[i].short_rank) r1--;
+            const size_t wn = (size_t)(r1 - r0) * nx, at = (size_t)r0 * nx;
+            jobs[r].field = start;
+            jobs[r].field.heights = malloc((wn ? wn : 1) * sizeof(float));
+            jobs[r].area = calloc(wn ? wn : 1, sizeof(float));
+            wu[r] = malloc((wn ? wn : 1) * sizeof(float));
+            wk[r] = malloc((wn ? wn : 1) * sizeof(float));
+            memcpy(jobs[r].field.heights, start.heights + at, wn * sizeof(float));
+            memcpy(wu[r], um + at, wn * sizeof(float));
+            memcpy(wk[r], km + at, wn * sizeof(float));
+            jobs[r].p = p;
+            jobs[r].p.uplift_mask = c->umask ? wu[r] : NULL;
+            jobs[r].p.erodibility_mask = c->kmask ? wk[r] : NULL;
+            jobs[r].tile = runs[i].tile;
+            jobs[r].p2p = true;
+            jobs[r].bands = b;
+            jobs[r].use_win = true;
+            jobs[r].win = (trn_spt_window){r0, r1 - r0, {edge[0], edge[1], edge[2], edge[3]}};
+            smaller += r1 - r0 < nz;
+            pthread_create(&th[r], NULL, job_run, &jobs[r]);
+        }
+        for (int r = 0; r < P; r++)
+            pthread_join(th[r], NULL);
+        pthread_barrier_destroy(&sh.bar);
+        /* Some process's window is smaller than the grid (its band and its tiles' rows with
+         * their halo; a band and tiles far apart take the rows between). */
+        CHECK(smaller > 0);
+        for (int r = 0; r < P; r++) {
+            if (runs[i].short_rank >= 0) {
+                /* The short window is refused, naming the rows; the others stop with it. */
+                if (r == runs[i].short_rank) {
+                    CHECK_STATUS(jobs[r].st, TRN_ERR_INVALID_ARGUMENT);
+                    CHECK_CONTAINS(jobs[r].err.message, "window holds rows");
+                } else {
+                    CHECK_STATUS(jobs[r].st, TRN_ERR_MISMATCH);
+                }
+            } else {
+                CHECK_OK(jobs[r].st);
+                if (jobs[r].st) fprintf(stderr, "process %d: %s\n", r, jobs[r].err.message);
+                size_t wrong = 0;
+                const size_t r0 = jobs[r].win.row0;
+                for (size_t j = b[r]; j < b[r + 1]; j++)
+                    for (size_t k = j * nx; k < (j + 1u) * nx; k++)
+                        if (memcmp(&jobs[r].field.heights[k - r0 * nx], &whole.heights[k],
+                                   sizeof(float)) != 0 ||
+                            memcmp(&jobs[r].area[k - r0 * nx], &aw[k], sizeof(float)) != 0)
+                            wrong++;
+                if (wrong)
+                    fprintf(stderr, "%s windows, tile %u, %d processes, process %d: %zu wrong\n",
+                            c->name, runs[i].tile, P, r, wrong);
+                CHECK(wrong == 0);
+                CHECK(jobs[r].report.pits_routed == rw.pits_routed);
+            }
+            free(jobs[r].field.heights);
+            free(jobs[r].area);
+            free(wu[r]);
+            free(wk[r]);
+        }
+    }
+    for (int e = 0; e < 4; e++)
+        free(edge[e]);
+    trn_field_dispose(&whole);
+    trn_field_dispose(&start);
+    free(aw);
+    free(um);
+    free(km);
+}
+
+static void test_processes_windows(void)
+{
+    for (size_t c = 0; c < sizeof configs / sizeof *configs; c++)
+        check_windows(&configs[c], 60, 47);
+}
+
 static void test_processes_bands(void)
 {
     check_bands(&configs[0], 60, 47);
@@ -565,6 +718,127 @@ static void test_evolve_deposition(void)
         trn_field_dispose(&t);
         trn_field_dispose(&whole);
     }
+}
+
+/* ---- a coarsened evolution's fine steps by bands across processes (threads) ---- */
+
+/* What this process's evolution said it made of the output grid (trn_evolve_window_hook). */
+static _Thread_local uint32_t made_row0, made_row1;
+static _Thread_local size_t made_bytes;
+
+static void window_hook(uint32_t row0, uint32_t row1, size_t bytes)
+{
+    made_row0 = row0;
+    made_row1 = row1;
+    made_bytes = bytes;
+}
+
+typedef struct evolve_job {
+    th_impl impl;
+    trn_field field;
+    trn_evolve_options o;
+    float *area;
+    uint32_t row0, row1;
+    size_t bytes;
+    trn_status st;
+    trn_error err;
+} evolve_job;
+
+static void *evolve_run(void *arg)
+{
+    evolve_job *job = arg;
+    trn_comm *comm = trn_comm_new(&th_ops_p2p, &job->impl, job->impl.rank, job->impl.sh->size);
+    job->o.fine_comm = comm;
+    job->o.sp.drainage_area = job->area;
+    made_row0 = made_row1 = UINT32_MAX;
+    job->st = trn_landscape_evolve(&job->field, &job->o, NULL, NULL, NULL, &job->err);
+    job->row0 = made_row0;
+    job->row1 = made_row1;
+    job->bytes = made_bytes;
+    trn_comm_free(comm);
+    return NULL;
+}
+
+/* The output grid's fine steps by bands across 2 and 4 processes, with the ring of outlets,
+ * an erodibility mask and creep varying with it: each process makes the upsampled surface and
+ * its factors only on its window of rows (trn_spt_window_rows: its tiles' rows with their halo
+ * and its band, fewer than the grid's), and its band is the whole run's bytes, heights and
+ * drainage area. */
+static void test_evolve_windows(void)
+{
+    const uint32_t cx = 64, cz = 96;
+    const size_t nx = cx + 1u, nz = cz + 1u, n = nx * nz;
+    trn_evolve_options o;
+    trn_evolve_options_default(&o);
+    o.coarsen = 4;
+    o.fine_steps = 2;
+    o.sp.steps = 4;
+    o.sp.dt = 2000;
+    o.sp.erodibility = 4e-5;
+    o.sp.border_outlets = true;
+    o.sp.diffusion = 0.02;
+    o.sp.diffusion_rock = 1.5;
+    const size_t ccx = cx / 4u + 1u, ccz = cz / 4u + 1u;
+    float *km = malloc(ccx * ccz * sizeof *km);
+    for (size_t k = 0; k < ccx * ccz; k++)
+        km[k] = 0.5f + (float)(trn_test_mix32((uint32_t)k * 7u) % 100u) / 40.0f;
+    o.sp.erodibility_mask = km;
+    trn_field whole = rough(cx, cz, 5);
+    float *aw = calloc(n, sizeof *aw);
+    o.sp.drainage_area = aw;
+    trn_evolve_window_hook = window_hook;
+    CHECK_OK(trn_landscape_evolve(&whole, &o, NULL, NULL, NULL, NULL));
+    /* Alone, every row is made. */
+    CHECK(made_row0 == 0 && made_row1 == nz);
+    static const uint32_t b2[3] = {0, 40, 97}, b4[5] = {0, 24, 48, 72, 97};
+    for (int P = 2; P <= 4; P += 2) {
+        const uint32_t *b = P == 2 ? b2 : b4;
+        th_shared sh;
+        memset(&sh, 0, sizeof sh);
+        sh.size = P;
+        pthread_barrier_init(&sh.bar, NULL, (unsigned)P);
+        pthread_t th[4];
+        evolve_job jobs[4];
+        for (int r = 0; r < P; r++) {
+            memset(&jobs[r], 0, sizeof jobs[r]);
+            jobs[r].impl = (th_impl){&sh, r};
+            jobs[r].field = rough(cx, cz, 5);
+            jobs[r].o = o;
+            jobs[r].o.fine_tile = 16;
+            jobs[r].o.fine_bands = b;
+            jobs[r].area = calloc(n, sizeof(float));
+            pthread_create(&th[r], NULL, evolve_run, &jobs[r]);
+        }
+        for (int r = 0; r < P; r++)
+            pthread_join(th[r], NULL);
+        pthread_barrier_destroy(&sh.bar);
+        for (int r = 0; r < P; r++) {
+            CHECK_OK(jobs[r].st);
+            if (jobs[r].st) fprintf(stderr, "process %d: %s\n", r, jobs[r].err.message);
+            /* Its window, not the whole grid: the rows made and their bytes. */
+            th_impl im = {&sh, r};
+            trn_comm *me = trn_comm_new(&th_ops_p2p, &im, r, P);
+            uint32_t w0, w1;
+            trn_spt_window_rows(cx, cz, 16, true, me, b, &w0, &w1);
+            trn_comm_free(me);
+            CHECK(jobs[r].row0 == w0 && jobs[r].row1 == w1);
+            CHECK(w1 - w0 < nz);
+            CHECK(jobs[r].bytes == (size_t)(w1 - w0) * nx * 2u * sizeof(float));
+            size_t wrong = 0;
+            for (size_t k = (size_t)b[r] * nx; k < (size_t)b[r + 1] * nx && !jobs[r].st; k++)
+                wrong += memcmp(&jobs[r].field.heights[k], &whole.heights[k], sizeof(float)) != 0 ||
+                         memcmp(&jobs[r].area[k], &aw[k], sizeof(float)) != 0;
+            if (wrong) fprintf(stderr, "evolve by windows, process %d of %d: %zu wrong\n", r, P,
+                               wrong);
+            CHECK(wrong == 0);
+            trn_field_dispose(&jobs[r].field);
+            free(jobs[r].area);
+        }
+    }
+    trn_evolve_window_hook = NULL;
+    trn_field_dispose(&whole);
+    free(aw);
+    free(km);
 }
 
 /* Unsupported configurations are refused by name, the field untouched. */
@@ -744,7 +1018,9 @@ int main(void)
     RUN(test_processes);
     RUN(test_processes_files);
     RUN(test_processes_bands);
+    RUN(test_processes_windows);
     RUN(test_evolve_deposition);
+    RUN(test_evolve_windows);
     RUN(test_refused);
     RUN(test_sample_index_64);
     RUN(test_area_far_rows);

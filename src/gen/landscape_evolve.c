@@ -11,6 +11,7 @@
 #include "core/rows.h"
 #include "core/huge_alloc.h"
 #include "gen/stream_power_tiled.h"
+#include "terrane/comm.h"
 #include "terrane/resample.h"
 
 #ifdef _OPENMP
@@ -368,7 +369,12 @@ typedef struct evolve_prep {
     float *fm, *fk;           /* the factors on this level's grid, when all were made ahead */
     /* The enclosing level's, NULL at the top. */
     struct evolve_prep *outer;
+    /* The first of the nz rows made (detail, fm, fk hold rows row0 .. row0 + nz - 1 of the
+     * level's grid): 0, or a process's window of rows (trn_spt_window_rows). */
+    size_t row0;
 } evolve_prep;
+
+void (*trn_evolve_window_hook)(uint32_t row0, uint32_t row1, size_t bytes) = NULL;
 
 /* An array of the rows made ahead: on 2 MiB pages where it spans several (Linux, transparent
  * huge pages on request), since each fresh 4 KiB page is a fault on its first write, and the
@@ -395,13 +401,14 @@ static double level_detail(const evolve_prep *p, size_t i, size_t j, double ux, 
     return input - bspline_at(p->cb, p->cx, p->cz, fx, fz, NULL, NULL);
 }
 
-static void prep_row(evolve_prep *p, size_t j)
+static void prep_row(evolve_prep *p, size_t r)
 {
+    const size_t j = p->row0 + r;
     for (size_t i = 0; i < p->nx; i++) {
         double fx = (double)i * p->sx, fz = (double)j * p->sz;
         const double ux = fx, uz = fz;
         warp_apply(p->warp, p->wt, i, j, &fx, &fz);
-        p->detail[j * p->nx + i] = level_detail(p, i, j, ux, uz, fx, fz);
+        p->detail[r * p->nx + i] = level_detail(p, i, j, ux, uz, fx, fz);
     }
 }
 
@@ -417,21 +424,22 @@ static bool prep_masks(evolve_prep *p, const float *um, const float *km, const i
     bool ok = (!um || (cm && p->fm)) && (!km || (ck && p->fk));
     if (ok && cm) bspline_coefficients(um, (size_t)p->cx + 1u, (size_t)p->cz + 1u, false, cm);
     if (ok && ck) bspline_coefficients(km, (size_t)p->cx + 1u, (size_t)p->cz + 1u, false, ck);
-    for (size_t j = 0; j < p->nz && ok; j++) {
+    for (size_t r = 0; r < p->nz && ok; r++) {
         int done;
 #pragma omp atomic read
         done = *stop;
         if (done) ok = false;
+        const size_t j = p->row0 + r;
         for (size_t i = 0; i < p->nx && ok; i++) {
             double fx = (double)i * p->sx, fz = (double)j * p->sz;
             warp_apply(p->warp, p->wt, i, j, &fx, &fz);
             if (cm) {
                 const double mask = bspline_at(cm, p->cx, p->cz, fx, fz, NULL, NULL);
-                p->fm[j * p->nx + i] = (float)(mask > 0 ? mask : 0);
+                p->fm[r * p->nx + i] = (float)(mask > 0 ? mask : 0);
             }
             if (ck) {
                 const double kf = bspline_at(ck, p->cx, p->cz, fx, fz, NULL, NULL);
-                p->fk[j * p->nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
+                p->fk[r * p->nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
             }
         }
     }
@@ -767,6 +775,25 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
     /* The warp and the spline of the grid before the run, made before it: with the input they
      * give this level's detail, which the threads the innermost run leaves free make ahead
      * (evolve_prep). */
+    /* The fine steps in tiles: a cascade's level of at most a sixteenth of the output grid's
+     * cells runs on the whole grid (the same bytes): its whole-grid state, about 50 bytes a
+     * sample, is then about 3 bytes an output sample, under what the output grid's own steps in
+     * tiles hold around them, and the tiles' visits and files would cost it several times its
+     * CPU. */
+    const trn_flow_routing fine_routing =
+        o->fine_routing != TRN_ROUTING_SAME ? o->fine_routing : o->sp.routing;
+    const bool tiled = fine_steps && o->fine_tile > 0 && fine_routing != TRN_ROUTING_MFD &&
+                       !(o->sp.critical_slope > 0) &&
+                       (uint64_t)field->cells_x * field->cells_z * TILED_LEVEL_RATIO > out_cells;
+    /* By bands across processes, each makes and holds only its window of the fine grid's
+     * rows (its tiles' with their halo, and its band), and the edges the ring of outlets
+     * reads: the surface, its factors and the steps' input are made there only. */
+    const bool windowed = tiled && o->fine_comm && o->fine_bands && !umask_out && !kmask_out;
+    uint32_t w0 = 0, w1 = (uint32_t)nz;
+    if (windowed)
+        trn_spt_window_rows(field->cells_x, field->cells_z, o->fine_tile, o->sp.border_outlets,
+                            o->fine_comm, o->fine_bands, &w0, &w1);
+    const size_t wrows = (size_t)(w1 - w0);
     const bool spline = o->upsample == TRN_UPSAMPLE_WARPED_SPLINE;
     evolve_warp warp;
     warp_tables wt = {NULL, NULL, 0};
@@ -782,9 +809,9 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                                "landscape evolution: out of memory for the splines");
         } else {
             bspline_coefficients(before, cnx, (size_t)cz + 1u, true, cb);
-            prep = (evolve_prep){field->heights, field->cells_x, field->cells_z, cx, cz, nx, nz,
-                                 sx, sz, &warp, &wt, cb, NULL, 0, want_masks, NULL, NULL,
-                                 outer};
+            prep = (evolve_prep){field->heights, field->cells_x, field->cells_z, cx, cz, nx,
+                                 wrows, sx, sz, &warp, &wt, cb, NULL, 0, want_masks, NULL, NULL,
+                                 outer, w0};
         }
     }
     evolve_prep *chain = spline ? &prep : outer;
@@ -808,8 +835,20 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
     if (!st) {
         const double tan30 = tan(30.0 * 3.14159265358979323846 / 180.0);
         const double dx = field->size_x / field->cells_x, dz = field->size_z / field->cells_z;
-        float *out = malloc(nx * nz * sizeof *out);
-        if (!out) {
+        float *out = malloc((wrows ? wrows : 1u) * nx * sizeof *out);
+        /* The heights of the field's first and last rows and columns (the ring's). */
+        float *edges = windowed ? malloc(2u * (nx + nz) * sizeof *edges) : NULL;
+        float *edge[4] = {NULL, NULL, NULL, NULL};
+        if (edges) {
+            edge[0] = edges;
+            edge[1] = edges + nx;
+            edge[2] = edges + 2u * nx;
+            edge[3] = edges + 2u * nx + nz;
+        }
+        if (!out || (windowed && !edges)) {
+            free(edges);
+            free(out);
+            out = NULL;
             st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                "landscape evolution: out of memory for the result");
         } else {
@@ -851,29 +890,42 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                 prep.fm = prep.fk = NULL;
             }
             if (!st && umasked && !masks_ahead) {
-                fine_mask = malloc(nx * nz * sizeof *fine_mask);
+                fine_mask = malloc((wrows ? wrows : 1u) * nx * sizeof *fine_mask);
                 if (!fine_mask)
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                        "landscape evolution: out of memory for the uplift mask");
             }
             if (!st && kmask && !masks_ahead) {
-                fine_kmask = malloc(nx * nz * sizeof *fine_kmask);
+                fine_kmask = malloc((wrows ? wrows : 1u) * nx * sizeof *fine_kmask);
                 if (!fine_kmask)
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                        "landscape evolution: out of memory for the erodibility "
                                        "mask");
             }
+            if (!st && trn_evolve_window_hook)
+                trn_evolve_window_hook(w0, w1,
+                                       wrows * nx * sizeof *out *
+                                           (1u + (fine_mask != NULL) + (fine_kmask != NULL)));
             if (!st) {
+                /* Every sample of the window's rows, first (the threads share them evenly);
+                 * then outside them, by windows, the first and last columns (and rows) only,
+                 * for the edges. */
 #pragma omp parallel for schedule(static)
-                for (size_t j = 0; j < nz; j++)
-                    for (size_t i = 0; i < nx; i++) {
+                for (size_t r = 0; r < nz; r++) {
+                    const size_t q = r - wrows;
+                    const size_t j = r < wrows ? w0 + r : q < w0 ? q : w1 + (q - w0);
+                    const bool row_in = j >= w0 && j < w1;
+                    const bool all = row_in || (windowed && (j == 0 || j + 1u == nz));
+                    if (!row_in && !windowed) continue;
+                    for (size_t i = 0; i < nx; i = all || i + 1u == nx ? i + 1u : nx - 1u) {
                         double fx = (double)i * sx, fz = (double)j * sz;
                         double evolved, detail, gx, gz, a, mask = 0, kf = 1;
                         if (spline) {
                             const double ux = fx, uz = fz;
                             warp_apply(&warp, &wt, i, j, &fx, &fz);
-                            detail = j < prep.rows ? prep.detail[j * nx + i]
-                                                   : level_detail(&prep, i, j, ux, uz, fx, fz);
+                            detail = j >= w0 && j - w0 < prep.rows
+                                         ? prep.detail[(j - w0) * nx + i]
+                                         : level_detail(&prep, i, j, ux, uz, fx, fz);
                             evolved = bspline_at(ce, cx, cz, fx, fz, &gx, &gz);
                             gx /= cdx;
                             gz /= cdz;
@@ -908,14 +960,23 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                          * lakeside example's lake bed at 1025^2). Kept within the coarse cell's
                          * corners there. */
                         if (base_level) h = clamp_at_base(coarse.heights, cx, cz, fx, fz, sea, h);
-                        out[j * nx + i] = (float)h;
-                        if (full_area && !fine_steps) full_area[j * nx + i] = (float)a;
+                        if (windowed) {
+                            if (j == 0) edge[0][i] = (float)h;
+                            if (j + 1u == nz) edge[1][i] = (float)h;
+                            if (i == 0) edge[2][j] = (float)h;
+                            if (i + 1u == nx) edge[3][j] = (float)h;
+                            if (!row_in) continue;
+                        }
+                        const size_t k = (j - w0) * nx + i;
+                        out[k] = (float)h;
+                        if (full_area && !fine_steps) full_area[k] = (float)a;
                         if (fine_mask && !masks_ahead)
-                            fine_mask[j * nx + i] = (float)(mask > 0 ? mask : 0);
+                            fine_mask[k] = (float)(mask > 0 ? mask : 0);
                         /* Positive weights of positive values: only rounding could reach 0. */
                         if (fine_kmask && !masks_ahead)
-                            fine_kmask[j * nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
+                            fine_kmask[k] = (float)(kf > 1e-6 ? kf : 1e-6);
                     }
+                }
             }
             free(prep.detail);
             prep.detail = NULL;
@@ -945,20 +1006,31 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                 fsp.steps = fine_steps;
                 if (o->fine_routing != TRN_ROUTING_SAME) fsp.routing = o->fine_routing;
                 fsp.seed = seed ^ 0x46494E45ull; /* other draws than the coarse run's */
-                fsp.drainage_area = full_area;
-                /* A cascade's level of at most a sixteenth of the output grid's cells runs on the
-                 * whole grid (the same bytes): its whole-grid state, about 50 bytes a sample, is
-                 * then about 3 bytes an output sample, under what the output grid's own steps in
-                 * tiles hold around them, and the tiles' visits and files would cost it several
-                 * times its CPU. */
-                const bool tiled = o->fine_tile > 0 && fsp.routing != TRN_ROUTING_MFD &&
-                                   !(fsp.critical_slope > 0) &&
-                                   (uint64_t)field->cells_x * field->cells_z * TILED_LEVEL_RATIO >
-                                       out_cells;
-                st = tiled ? trn_stream_power_run_tiled_rows(&fine, &fsp, o->fine_tile, o->fine_dir,
-                                                             o->fine_comm, o->fine_bands, NULL,
-                                                             NULL, progress, user, err)
+                /* By windows the caller's whole area is written in this process's band only. */
+                fsp.drainage_area = full_area && windowed ? full_area + (size_t)w0 * nx : full_area;
+                const trn_spt_window win = {w0, w1 - w0, {edge[0], edge[1], edge[2], edge[3]}};
+                st = tiled ? trn_stream_power_run_tiled_window(
+                                 &fine, &fsp, o->fine_tile, o->fine_dir, o->fine_comm,
+                                 o->fine_bands, windowed ? &win : NULL, NULL, NULL, progress,
+                                 user, err)
                            : trn_stream_power_run(&fine, &fsp, NULL, progress, user, err);
+            }
+            free(edges);
+            if (windowed && !st) {
+                /* The caller reads the band of a whole grid: the band's rows into one whose
+                 * other rows are never written (calloc's fresh pages are not resident). */
+                const int me = trn_comm_rank(o->fine_comm);
+                const size_t b0 = o->fine_bands[me], b1 = o->fine_bands[me + 1];
+                float *whole = calloc(nx * nz, sizeof *whole);
+                if (!whole) {
+                    st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                       "landscape evolution: out of memory for the result");
+                } else {
+                    if (b1 > b0)
+                        memcpy(whole + b0 * nx, out + (b0 - w0) * nx, (b1 - b0) * nx * sizeof *out);
+                    free(out);
+                    out = whole;
+                }
             }
             if (!st && umask_out) {
                 *umask_out = fine_mask;

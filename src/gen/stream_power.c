@@ -2683,7 +2683,12 @@ typedef struct spt_run {
     uint8_t *wb2;
     float *wf2;  /* diffusion_rock: the factors on Kd over the grown tile (NULL: uniform) */
     double rock; /* diffusion_rock */
-    const float *umask, *kmask; /* field layout */
+    const float *umask, *kmask; /* field layout, from the field's row row0 */
+    /* The field's rows held by its heights, masks and area (trn_spt_window): row0 .. row0 +
+     * rows - 1; edge: the heights of its first and last rows and columns (NULL: read from the
+     * whole field). */
+    uint32_t row0, rows;
+    const float *edge[4];
     /* Across processes: comm NULL is one process holding every tile. This process works on
      * tiles first .. last - 1 (trn_comm_first_tile's run); the others' samples it reads are
      * copies brought by the frame exchanges, the small graphs are shared whole. */
@@ -2898,7 +2903,7 @@ static double spt_incise_one(const spt_run *r, const trn_stream_power_params *p,
     if (r->kmask) {
         const uint32_t i = (uint32_t)(v % s->nx), j = (uint32_t)(v / s->nx);
         const bool ring = r->pad && (i == 0 || j == 0 || i + 1u == s->nx || j + 1u == s->nz);
-        if (!ring) km = r->kmask[(size_t)(j - r->pad) * r->fnx + (i - r->pad)];
+        if (!ring) km = r->kmask[(size_t)(j - r->pad - r->row0) * r->fnx + (i - r->pad)];
     }
     const uint32_t tsize = s->pow_table_size;
     if (p->n == 1.0) {
@@ -2983,7 +2988,8 @@ static bool spt_pass_receivers(spt_run *r, const trn_stream_power_params *p, uin
             if (r->umask) {
                 /* Not base level, so inside the ring. */
                 r->wh[k] =
-                    r->wh[k] + u * (double)r->umask[(size_t)(gj - r->pad) * r->fnx + (gi - r->pad)];
+                    r->wh[k] +
+                    u * (double)r->umask[(size_t)(gj - r->pad - r->row0) * r->fnx + (gi - r->pad)];
             } else {
                 r->wh[k] = r->wh[k] + u * 1.0;
             }
@@ -3538,7 +3544,8 @@ static double spt_dep_weight(const spt_run *r, const trn_stream_power_params *p,
     if (r->kmask) {
         const uint32_t i = (uint32_t)(v % s->nx), j = (uint32_t)(v / s->nx);
         const bool ring = r->pad && (i == 0 || j == 0 || i + 1u == s->nx || j + 1u == s->nz);
-        const float km = ring ? 1.0f : r->kmask[(size_t)(j - r->pad) * r->fnx + (i - r->pad)];
+        const float km =
+            ring ? 1.0f : r->kmask[(size_t)(j - r->pad - r->row0) * r->fnx + (i - r->pad)];
         F *= (double)km;
     }
     return F;
@@ -3771,7 +3778,8 @@ static bool spt_pass_diffuse(spt_run *r, uint32_t t, uint32_t subs, double ax, d
                 const uint32_t gi = wx0 + i, gj = wz0 + j;
                 const bool ring = r->pad && (gi == 0 || gj == 0 || gi + 1u == NX || gj + 1u == NZ);
                 const float km =
-                    ring ? 1.0f : r->kmask[(size_t)(gj - r->pad) * r->fnx + (gi - r->pad)];
+                    ring ? 1.0f
+                         : r->kmask[(size_t)(gj - r->pad - r->row0) * r->fnx + (gi - r->pad)];
                 f[(size_t)j * ww + i] = (float)pow((double)km, r->rock);
             }
     diffuse_row_fn row_fn = diffuse_row_default;
@@ -4512,14 +4520,13 @@ static void spt_result_put(const spt_run *r, const trn_stream_power_params *p, t
             uint32_t av;
             memcpy(&hv, hh + k * sizeof hv, sizeof hv);
             memcpy(&av, aa + k * sizeof av, sizeof av);
-            float *fh = &field->heights[(size_t)(j - pad) * fnx + (i - pad)];
+            const size_t at_f = (size_t)(j - pad - r->row0) * fnx + (i - pad);
+            float *fh = &field->heights[at_f];
             if (!(p->sea_surface && sea && (double)*fh <= p->sea_level))
                 *fh = (float)hv;
             else if ((double)*fh < trn_sp_surface_floor(p))
                 *fh = (float)trn_sp_surface_floor(p);
-            if (p->drainage_area)
-                p->drainage_area[(size_t)(j - pad) * fnx + (i - pad)] =
-                    (float)((double)av * cell_area);
+            if (p->drainage_area) p->drainage_area[at_f] = (float)((double)av * cell_area);
         }
         at += tn * per;
     }
@@ -4788,6 +4795,85 @@ trn_status trn_stream_power_run_tiled_rows(trn_field *field, const trn_stream_po
                                            trn_stream_power_report *report,
                                            trn_progress_fn progress, void *user, trn_error *err)
 {
+    return trn_stream_power_run_tiled_window(field, p, tile, dir, comm, bands, NULL, stats, report,
+                                             progress, user, err);
+}
+
+void trn_spt_window_rows(uint32_t cells_x, uint32_t cells_z, uint32_t tile, bool border_outlets,
+                         const trn_comm *comm, const uint32_t *bands, uint32_t *row0,
+                         uint32_t *row1)
+{
+    /* As the run numbers its tiles: on the grid with its ring, a tile covering it when larger. */
+    const uint32_t pad = border_outlets ? 1u : 0u;
+    const uint32_t fnz = cells_z + 1u, nx = cells_x + 1u + 2u * pad, nz = fnz + 2u * pad;
+    const uint32_t T = tile > nx && tile > nz ? (nx > nz ? nx : nz) : tile;
+    const uint32_t tnx = (nx + T - 1u) / T, ntiles = tnx * ((nz + T - 1u) / T);
+    const int me = trn_comm_rank(comm), P = trn_comm_size(comm);
+    const uint32_t first = (uint32_t)trn_comm_first_tile(comm, me, ntiles);
+    const uint32_t last =
+        me + 1 < P ? (uint32_t)trn_comm_first_tile(comm, me + 1, ntiles) : ntiles;
+    uint32_t a = bands[me], b = bands[me + 1];
+    if (first < last) {
+        /* The tiles' grid rows with the substeps' halo (the heights read at the start), as
+         * field rows. */
+        const uint32_t z0 = first / tnx * T, z1e = (last - 1u) / tnx * T + T;
+        const uint32_t z1 = z1e < nz ? z1e : nz;
+        const uint32_t g0 = z0 > SPT_SUBSTEPS ? z0 - SPT_SUBSTEPS : 0;
+        const uint32_t g1 = z1 + SPT_SUBSTEPS < nz ? z1 + SPT_SUBSTEPS : nz;
+        const uint32_t f0 = g0 > pad ? g0 - pad : 0, f1 = g1 - pad < fnz ? g1 - pad : fnz;
+        if (a == b) {
+            a = f0;
+            b = f1;
+        } else {
+            if (f0 < a) a = f0;
+            if (f1 > b) b = f1;
+        }
+    }
+    *row0 = a;
+    *row1 = b;
+}
+
+/* The field's checks (sp_check_run) on a window's rows only, the samples named in the whole
+ * field's coordinates. */
+static trn_status spt_check_window(const trn_field *field, const trn_stream_power_params *p,
+                                   const trn_spt_window *win, trn_error *err)
+{
+    if (!field || !field->heights || !p || field->cells_x < 2 || field->cells_z < 2)
+        return sp_check_run(field, p, err); /* says which (before it reads a sample) */
+    trn_status st = check_params(p, err);
+    if (st) return st;
+    for (int e = 0; e < 4; e++)
+        if (!win->edge[e])
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "stream power in tiles: a window needs the field's edges");
+    const size_t fnx = (size_t)field->cells_x + 1u, fn = fnx * win->rows;
+    for (size_t k = 0; k < fn; k++) {
+        const size_t i = k % fnx, j = win->row0 + k / fnx;
+        if (!isfinite(field->heights[k]))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "stream power: sample (%zu, %zu) has no finite height", i, j);
+        if (p->uplift_mask && !(isfinite(p->uplift_mask[k]) && p->uplift_mask[k] >= 0))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "stream power: uplift_mask at sample (%zu, %zu): expected a "
+                                 "finite number >= 0, found %g",
+                                 i, j, (double)p->uplift_mask[k]);
+        if (p->erodibility_mask &&
+            !(isfinite(p->erodibility_mask[k]) && p->erodibility_mask[k] > 0))
+            return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                 "stream power: erodibility_mask at sample (%zu, %zu): expected "
+                                 "a finite number > 0, found %g",
+                                 i, j, (double)p->erodibility_mask[k]);
+    }
+    return TRN_OK;
+}
+
+trn_status trn_stream_power_run_tiled_window(trn_field *field, const trn_stream_power_params *p,
+                                             uint32_t tile, const char *dir, trn_comm *comm,
+                                             const uint32_t *bands, const trn_spt_window *win,
+                                             trn_sp_tiled_stats *stats,
+                                             trn_stream_power_report *report,
+                                             trn_progress_fn progress, void *user, trn_error *err)
+{
     if (report) memset(report, 0, sizeof *report);
     if (stats) memset(stats, 0, sizeof *stats);
     trn_status st;
@@ -4804,7 +4890,35 @@ trn_status trn_stream_power_run_tiled_rows(trn_field *field, const trn_stream_po
                                  gx, gz);
         if ((st = trn_spt_tiled_limits((uint32_t)gx, (uint32_t)gz, tile, err))) return st;
     }
-    st = sp_check_run(field, p, err);
+    if (win && !(comm && bands))
+        return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                             "stream power in tiles: a window of rows needs processes and bands");
+    if (win) {
+        uint32_t a, b;
+        st = spt_check_window(field, p, win, err);
+        bool valid = !st && bands[0] == 0 && bands[trn_comm_size(comm)] == field->cells_z + 1u;
+        for (int k = 0; k < trn_comm_size(comm) && valid; k++)
+            valid = bands[k] <= bands[k + 1];
+        if (!st && !valid)
+            st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                               "stream power in tiles: the bands of rows must run from row 0 to "
+                               "the field's last row (%u), in order",
+                               field->cells_z);
+        if (!st) {
+            trn_spt_window_rows(field->cells_x, field->cells_z, tile, p->border_outlets, comm,
+                                bands, &a, &b);
+            if (win->row0 > a || (uint64_t)win->row0 + win->rows < b ||
+                (uint64_t)win->row0 + win->rows > field->cells_z + 1u)
+                st = trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
+                                   "stream power in tiles: this process's window holds rows "
+                                   "%u to %u; it reads and writes rows %u to %u",
+                                   win->row0, win->row0 + win->rows, a, b);
+        }
+        /* One window's bad sample stops every process (the others' windows may be fine). */
+        st = trn_comm_agree(comm, st, err);
+    } else {
+        st = sp_check_run(field, p, err);
+    }
     if (st) return st;
     if (bands) {
         const int P = comm ? trn_comm_size(comm) : 1;
@@ -4841,16 +4955,21 @@ trn_status trn_stream_power_run_tiled_rows(trn_field *field, const trn_stream_po
     r.fnz = fnz;
     r.umask = p->uplift_mask;
     r.kmask = p->erodibility_mask;
+    r.row0 = win ? win->row0 : 0;
+    r.rows = win ? win->rows : fnz;
+    for (int e = 0; e < 4; e++)
+        r.edge[e] = win ? win->edge[e] : NULL;
     r.rock = p->diffusion_rock;
     /* Creep varying with the rock: the substeps are set by the largest factor over the whole
-     * grid (the ring outside the field has factor 1), as the whole grid sets them. Every
-     * process holds the whole mask, so each finds the same largest one without a message; a
-     * max does not depend on the order the threads take the samples in. */
+     * grid (the ring outside the field has factor 1), as the whole grid sets them. A process
+     * holding the whole mask finds it without a message; by windows, each over its rows, then
+     * the largest of the processes' (the windows cover the grid). A max does not depend on the
+     * order the threads or the processes take the samples in. */
     const bool dvar = p->diffusion > 0 && p->diffusion_rock != 0 && p->erodibility_mask;
     double dfac_max = 0;
     if (dvar) {
         float fmax = pad ? 1.0f : 0.0f;
-        const size_t fn = (size_t)fnx * fnz;
+        const size_t fn = (size_t)fnx * r.rows;
         const float *km = p->erodibility_mask;
         const double rock = p->diffusion_rock;
         int team = 1;
@@ -4865,6 +4984,20 @@ trn_status trn_stream_power_run_tiled_rows(trn_field *field, const trn_stream_po
             if (f > fmax) fmax = f;
         }
         dfac_max = fmax;
+    }
+    if (dvar && win) {
+        void *all = NULL;
+        uint64_t *counts = NULL;
+        const double mine = dfac_max;
+        st = trn_comm_allgather(comm, &mine, sizeof mine, &all, &counts, err);
+        for (int k = 0; !st && k < trn_comm_size(comm); k++) {
+            double v;
+            memcpy(&v, (const uint8_t *)all + (size_t)k * sizeof v, sizeof v);
+            if (v > dfac_max) dfac_max = v;
+        }
+        free(all);
+        free(counts);
+        if (st) return st;
     }
     r.T = tile;
     if (r.T > s->nx && r.T > s->nz) r.T = s->nx > s->nz ? s->nx : s->nz;
@@ -4992,7 +5125,7 @@ trn_status trn_stream_power_run_tiled_rows(trn_field *field, const trn_stream_po
                 double hk;
                 uint8_t wall = 0;
                 if (!(pad && border)) {
-                    hk = (double)field->heights[(size_t)(j - pad) * fnx + (i - pad)];
+                    hk = (double)field->heights[(size_t)(j - pad - r.row0) * fnx + (i - pad)];
                 } else if ((i == 0 || i + 1u == s->nx) && (j == 0 || j + 1u == s->nz)) {
                     hk = SP_WALL; /* the corners */
                     wall = 2;
@@ -5004,7 +5137,9 @@ trn_status trn_stream_power_run_tiled_rows(trn_field *field, const trn_stream_po
                     const uint32_t reach = len / SP_OUTLET_SPAN > 2u ? len / SP_OUTLET_SPAN : 2u;
                     const uint32_t fi = e < 2 ? q : e == 2 ? 0 : fnx - 1u;
                     const uint32_t fj = e < 2 ? (e == 0 ? 0 : fnz - 1u) : q;
-                    const double hq = field->heights[(size_t)fj * fnx + fi];
+                    /* The edges' heights: from the window's edges when it has them. */
+                    const float *line = r.edge[e];
+                    const double hq = line ? line[q] : field->heights[(size_t)fj * fnx + fi];
                     bool low = sea && hq <= p->sea_level;
                     if (!low) {
                         low = true;
@@ -5013,7 +5148,8 @@ trn_status trn_stream_power_run_tiled_rows(trn_field *field, const trn_stream_po
                         for (uint32_t wq = w0; wq <= w1 && low; wq++) {
                             if (wq == q) continue;
                             const uint32_t wi = e < 2 ? wq : fi, wj = e < 2 ? fj : wq;
-                            const double hw = field->heights[(size_t)wj * fnx + wi];
+                            const double hw =
+                                line ? line[wq] : field->heights[(size_t)wj * fnx + wi];
                             low = hw > hq || (hw == hq && wq > q);
                         }
                     }

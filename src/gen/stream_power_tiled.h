@@ -97,6 +97,42 @@ trn_status trn_stream_power_run_tiled_rows(trn_field *field, const trn_stream_po
                                            trn_stream_power_report *report,
                                            trn_progress_fn progress, void *user, trn_error *err);
 
+/* The rows of the field a process of a run by bands reads and writes: its tiles' rows with the
+ * halo of the diffusion's substeps, and its band (process rank of comm's size; bands as
+ * trn_stream_power_run_tiled_rows), as field rows row0 .. row1 - 1. The hull of the two (one
+ * interval), within the field. */
+void trn_spt_window_rows(uint32_t cells_x, uint32_t cells_z, uint32_t tile, bool border_outlets,
+                         const struct trn_comm *comm, const uint32_t *bands, uint32_t *row0,
+                         uint32_t *row1);
+
+/* A field held by a window of rows (trn_stream_power_run_tiled_window): its heights, the
+ * uplift and erodibility masks and the drainage area hold the field's rows row0 .. row0 +
+ * rows - 1 only (row-major, as the whole field's from row row0); edge: the heights of the
+ * field's first row, last row, first column and last column (read by the ring of outlets). */
+typedef struct trn_spt_window {
+    uint32_t row0, rows;
+    const float *edge[4];
+} trn_spt_window;
+
+/* trn_stream_power_run_tiled_rows on fields held by windows of rows: each process's window
+ * holds at least its rows (trn_spt_window_rows), and it reads and writes no other (the
+ * creep's largest factor is a max over the processes). win NULL: the whole field. A window
+ * needs comm and bands. */
+trn_status trn_stream_power_run_tiled_window(trn_field *field, const trn_stream_power_params *p,
+                                             uint32_t tile, const char *dir,
+                                             struct trn_comm *comm, const uint32_t *bands,
+                                             const trn_spt_window *win,
+                                             trn_sp_tiled_stats *stats,
+                                             trn_stream_power_report *report,
+                                             trn_progress_fn progress, void *user,
+                                             trn_error *err);
+
+/* Test hook (NULL unless a test sets it): a landscape evolution's level calls it, before it
+ * makes the level's upsampled surface, with the rows it makes and holds of it (row0 .. row1 -
+ * 1; a window by bands across processes, else every row) and the bytes of those rows'
+ * heights and factors. */
+extern void (*trn_evolve_window_hook)(uint32_t row0, uint32_t row1, size_t bytes);
+
 /* With sea_surface: the lowest height a sample under the sea level comes back at (its level less
  * sea_surface_depth; -infinity when that is 0: the bed as it came). */
 double trn_sp_surface_floor(const trn_stream_power_params *p);
