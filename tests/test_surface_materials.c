@@ -179,7 +179,9 @@ static void test_engine_names(void)
     trn_surface_materials m;
     CHECK_OK(trn_surface_materials_assign(&in, &m, NULL));
     CHECK_EQ_INT(m.labels.name_count, 7);
+    /* Zeroed: the names are compared whole below, and the bytes past a name's end are not set. */
     char out[TRN_SURFACE_MATERIALS_MAX][TRN_SURFACE_NAME_MAX];
+    memset(out, 0, sizeof out);
     CHECK_OK(trn_surface_materials_engine_names(&m, out, NULL));
     static const char *const expect[7] = {"material",    "granite_3", "granite_4", "GRANITE_5",
                                           "wet_sand_v2", "granite",   "Granite_2"};
@@ -189,6 +191,7 @@ static void test_engine_names(void)
     }
     /* The same input gives the same names. */
     char again[TRN_SURFACE_MATERIALS_MAX][TRN_SURFACE_NAME_MAX];
+    memset(again, 0, sizeof again);
     CHECK_OK(trn_surface_materials_engine_names(&m, again, NULL));
     CHECK(memcmp(out, again, 7 * sizeof out[0]) == 0);
     /* A long id is cut to 56 bytes before its suffix. */
