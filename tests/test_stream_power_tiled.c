@@ -52,19 +52,23 @@ typedef struct config {
 
 /* The whole grid against tiles of each size (dividing the grid or not, one tile, tiles of one
  * sample), heights and drainage area. */
-static void check_config(const config *c, uint32_t cx, uint32_t cz, const char *dir)
+/* The uplift (0..1) and erodibility (0.5..2.5) masks every check draws from the sample index. */
+static void fill_masks(float *um, float *km, size_t n)
 {
-    trn_field whole = rough(cx, cz, 7), tiled = rough(cx, cz, 7);
-    const size_t n = trn_field_sample_count(&whole);
-    float *um = malloc(n * sizeof *um), *km = malloc(n * sizeof *km);
-    float *aw = malloc(n * sizeof *aw), *at = malloc(n * sizeof *at);
     for (size_t k = 0; k < n; k++) {
         um[k] = (float)(trn_test_mix32((uint32_t)k) % 100u) / 100.0f;
         km[k] = 0.5f + (float)(trn_test_mix32((uint32_t)k * 3u) % 100u) / 50.0f;
     }
+}
+
+/* The solver's parameters for a configuration: its routing, borders, sea, masks, creep,
+ * threads and deposition, over `steps` steps, the drainage area into aw. */
+static void config_params(const config *c, unsigned steps, float *um, float *km, float *aw,
+                          trn_stream_power_params *out)
+{
     trn_stream_power_params p;
     trn_stream_power_params_default(&p);
-    p.steps = 4;
+    p.steps = steps;
     p.dt = 2000;
     p.erodibility = 4e-5;
     p.routing = c->routing;
@@ -83,6 +87,18 @@ static void check_config(const config *c, uint32_t cx, uint32_t cz, const char *
     p.deposition = c->deposition;
     p.seed = 42;
     p.drainage_area = aw;
+    *out = p;
+}
+
+static void check_config(const config *c, uint32_t cx, uint32_t cz, const char *dir)
+{
+    trn_field whole = rough(cx, cz, 7), tiled = rough(cx, cz, 7);
+    const size_t n = trn_field_sample_count(&whole);
+    float *um = malloc(n * sizeof *um), *km = malloc(n * sizeof *km);
+    float *aw = malloc(n * sizeof *aw), *at = malloc(n * sizeof *at);
+    fill_masks(um, km, n);
+    trn_stream_power_params p;
+    config_params(c, 4, um, km, aw, &p);
     trn_stream_power_report rw, rt;
     CHECK_OK(trn_stream_power_run(&whole, &p, &rw, NULL, NULL, NULL));
     const uint64_t hw = hash_floats(whole.heights, n), haw = hash_floats(aw, n);
@@ -289,31 +305,9 @@ static void check_procs(const config *c, uint32_t cx, uint32_t cz, const char *d
     const size_t n = trn_field_sample_count(&whole);
     float *um = malloc(n * sizeof *um), *km = malloc(n * sizeof *km);
     float *aw = malloc(n * sizeof *aw);
-    for (size_t k = 0; k < n; k++) {
-        um[k] = (float)(trn_test_mix32((uint32_t)k) % 100u) / 100.0f;
-        km[k] = 0.5f + (float)(trn_test_mix32((uint32_t)k * 3u) % 100u) / 50.0f;
-    }
+    fill_masks(um, km, n);
     trn_stream_power_params p;
-    trn_stream_power_params_default(&p);
-    p.steps = 4;
-    p.dt = 2000;
-    p.erodibility = 4e-5;
-    p.routing = c->routing;
-    p.border_outlets = c->outlets;
-    p.fixed_border = c->fixed;
-    p.sea_level = c->sea ? 10.0 : NAN;
-    p.sea_surface = c->surface;
-    p.sea_surface_depth = c->surface ? 3.0 : 0.0;
-    p.uplift_mask = c->umask ? um : NULL;
-    p.erodibility_mask = c->kmask ? km : NULL;
-    p.n = c->n;
-    p.channel_threshold = c->threshold;
-    p.diffusion = c->diffusion;
-    p.diffusion_rock = c->rock;
-    p.threads = c->threads;
-    p.deposition = c->deposition;
-    p.seed = 42;
-    p.drainage_area = aw;
+    config_params(c, 4, um, km, aw, &p);
     trn_stream_power_report rw;
     CHECK_OK(trn_stream_power_run(&whole, &p, &rw, NULL, NULL, NULL));
     const uint64_t hw = hash_floats(whole.heights, n), haw = hash_floats(aw, n);
@@ -495,10 +489,7 @@ static void check_windows(const config *c, uint32_t cx, uint32_t cz)
     trn_field whole = rough(cx, cz, 7), start = rough(cx, cz, 7);
     const size_t nx = (size_t)cx + 1u, nz = (size_t)cz + 1u, n = nx * nz;
     float *aw = malloc(n * sizeof *aw), *um = malloc(n * sizeof *um), *km = malloc(n * sizeof *km);
-    for (size_t k = 0; k < n; k++) {
-        um[k] = (float)(trn_test_mix32((uint32_t)k) % 100u) / 100.0f;
-        km[k] = 0.5f + (float)(trn_test_mix32((uint32_t)k * 3u) % 100u) / 50.0f;
-    }
+    fill_masks(um, km, n);
     /* The grid's largest factor (for a positive exponent, then a negative one) in one sample
      * near the last row: only the last windows hold it, and the others' substeps must be set
      * by it too. */
@@ -515,22 +506,7 @@ static void check_windows(const config *c, uint32_t cx, uint32_t cz)
         edge[3][j] = start.heights[j * nx + nx - 1u];
     }
     trn_stream_power_params p;
-    trn_stream_power_params_default(&p);
-    p.steps = 3;
-    p.dt = 2000;
-    p.erodibility = 4e-5;
-    p.routing = c->routing;
-    p.border_outlets = c->outlets;
-    p.sea_level = c->sea ? 10.0 : NAN;
-    p.sea_surface = c->surface;
-    p.sea_surface_depth = c->surface ? 3.0 : 0.0;
-    p.uplift_mask = c->umask ? um : NULL;
-    p.erodibility_mask = c->kmask ? km : NULL;
-    p.diffusion = c->diffusion;
-    p.diffusion_rock = c->rock;
-    p.deposition = c->deposition;
-    p.seed = 42;
-    p.drainage_area = aw;
+    config_params(c, 3, um, km, aw, &p);
     trn_stream_power_report rw;
     CHECK_OK(trn_stream_power_run(&whole, &p, &rw, NULL, NULL, NULL));
     static const struct {
