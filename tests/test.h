@@ -24,6 +24,20 @@ static inline void test_set_threads(int n)
 #endif
 }
 
+/* A 33 x 33 little-endian R16 of uneven heights (the tiled tests' DEM input); false if unwritten. */
+static inline bool test_write_r16_33(const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    for (uint32_t j = 0; j < 33; j++)
+        for (uint32_t i = 0; i < 33; i++) {
+            const uint16_t v = (uint16_t)((i * 977u + j * 1531u + i * j * 37u) % 65536u);
+            const uint8_t b[2] = {(uint8_t)(v & 0xffu), (uint8_t)(v >> 8)};
+            fwrite(b, 1, 2, f);
+        }
+    return fclose(f) == 0;
+}
+
 extern int trn_test_failures;
 extern int trn_test_checks;
 

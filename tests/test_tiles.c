@@ -87,15 +87,7 @@ static const char graph_all[] =
 
 static bool write_dem(void)
 {
-    FILE *f = fopen(DEM, "wb");
-    if (!f) return false;
-    for (uint32_t j = 0; j < 33; j++)
-        for (uint32_t i = 0; i < 33; i++) {
-            const uint16_t v = (uint16_t)((i * 977u + j * 1531u + i * j * 37u) % 65536u);
-            const uint8_t b[2] = {(uint8_t)(v & 0xffu), (uint8_t)(v >> 8)};
-            fwrite(b, 1, 2, f);
-        }
-    return fclose(f) == 0;
+    return test_write_r16_33(DEM);
 }
 
 static bool load(trn_recipe *r, trn_graph *g, trn_palette *p)

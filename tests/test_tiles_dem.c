@@ -20,15 +20,7 @@
 
 static bool write_r16(void)
 {
-    FILE *f = fopen(R16, "wb");
-    if (!f) return false;
-    for (uint32_t j = 0; j < 33; j++)
-        for (uint32_t i = 0; i < 33; i++) {
-            const uint16_t v = (uint16_t)((i * 977u + j * 1531u + i * j * 37u) % 65536u);
-            const uint8_t b[2] = {(uint8_t)(v & 0xffu), (uint8_t)(v >> 8)};
-            fwrite(b, 1, 2, f);
-        }
-    return fclose(f) == 0;
+    return test_write_r16_33(R16);
 }
 
 static bool write_r32(void)
