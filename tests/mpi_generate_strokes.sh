@@ -133,6 +133,10 @@ done
 "$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/keep.json" --resolution 120x107 \
     --tiles 32 -o "$work/bad.tif" >"$work/bad.txt" 2>&1 && { echo "FAIL: a new grid with strokes accepted without a choice"; fail=1; }
 grep -q -- "--keep-edits keeps brush strokes" "$work/bad.txt" || { echo "FAIL: the choice not named"; cat "$work/bad.txt"; fail=1; }
+# Both choices at once: refused, naming them.
+"$mpirun" -np "$np" --oversubscribe "$tool" generate "$work/keep.json" --resolution 120x107 \
+    --keep-edits --clear-edits --tiles 32 -o "$work/bad.tif" >"$work/bad.txt" 2>&1 && { echo "FAIL: both edit choices accepted"; fail=1; }
+grep -q -- "--keep-edits and --clear-edits exclude each other" "$work/bad.txt" || { echo "FAIL: the two choices not named"; cat "$work/bad.txt"; fail=1; }
 # The strokes matter, and so does their order: without them, or with two swapped, other bytes.
 recipe "" "" >"$work/none.json"
 "$cli" generate "$work/none.json" -q -o "$work/none.r32"

@@ -313,6 +313,7 @@ static int generate_main(int rank, int size, int argc, char **argv)
     unsigned long tiles = 0, cx = 0, cz = 0, threads = 0;
     unsigned long long max_work = 0;
     int progress = 0, bad = 0;
+    const char *bad_arg = NULL, *bad_why = NULL; /* what the message names */
     trn_edit_policy edits = TRN_EDITS_REFUSE;
     for (int a = 2; a < argc && !bad; a++) {
         const char *s = argv[a];
@@ -321,9 +322,11 @@ static int generate_main(int rank, int size, int argc, char **argv)
             tiles = strtoul(argv[++a], NULL, 10);
         else if ((!strcmp(s, "-o") || !strcmp(s, "--output")) && more)
             out = argv[++a];
-        else if (!strcmp(s, "--resolution") && more)
+        else if (!strcmp(s, "--resolution") && more) {
             bad = sscanf(argv[++a], "%lux%lu", &cx, &cz) != 2 || !cx || !cz;
-        else if (!strcmp(s, "--threads") && more)
+            bad_arg = argv[a];
+            bad_why = "--resolution takes CXxCZ, two cell counts above 0";
+        } else if (!strcmp(s, "--threads") && more)
             threads = strtoul(argv[++a], NULL, 10);
         else if (!strcmp(s, "--max-work") && more)
             max_work = strtoull(argv[++a], NULL, 10);
@@ -331,12 +334,18 @@ static int generate_main(int rank, int size, int argc, char **argv)
             progress = 1;
         else if (!strcmp(s, "--keep-edits") || !strcmp(s, "--clear-edits")) {
             const trn_edit_policy p = s[2] == 'k' ? TRN_EDITS_KEEP : TRN_EDITS_CLEAR;
-            bad = edits != TRN_EDITS_REFUSE && edits != p; /* the two exclude each other */
+            bad = edits != TRN_EDITS_REFUSE && edits != p;
+            bad_arg = s;
+            bad_why = "--keep-edits and --clear-edits exclude each other";
             edits = p;
         } else if (s[0] != '-' && !recipe_path)
             recipe_path = s;
-        else
+        else {
             bad = 1;
+            bad_arg = s;
+            bad_why = s[0] == '-' ? "an unknown option, or an option without its value"
+                                  : "a second recipe (one is taken)";
+        }
     }
     if (bad || !recipe_path || !out || tiles < 16 || tiles > 65536 || tiles % 16 ||
         threads > 4096) {
@@ -352,7 +361,8 @@ static int generate_main(int rank, int size, int argc, char **argv)
                 fprintf(stderr, "terrane-mpi generate: --threads %lu is more than 4096\n",
                         threads);
             else
-                fprintf(stderr, "terrane-mpi generate: bad argument (see the usage below)\n");
+                fprintf(stderr, "terrane-mpi generate: %s: %s (see the usage below)\n", bad_arg,
+                        bad_why);
             fputs(usage, stderr);
         }
         MPI_Finalize();
