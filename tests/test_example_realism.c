@@ -186,10 +186,10 @@ static void check_recipe(const example_limits *x, trn_recipe *r0)
     trn_recipe r = *r0;
     figures f;
     if (measure(&r, &f)) {
-        fprintf(stderr, "  %s (%u^2): 45-degree aspects %.3f, periodic curvature %.2f, %.2f%% "
-                        "in depressions, b %.3f, comb %.3f\n",
-                x->name, r.cells_x + 1u, f.axis45, f.periodic, 100.0 * f.depressions, f.b,
-                f.comb);
+        fprintf(stderr,
+                "  %s (%u^2): 45-degree aspects %.3f, periodic curvature %.2f, %.2f%% "
+                "in depressions, b %.3f, comb %.3f\n",
+                x->name, r.cells_x + 1u, f.axis45, f.periodic, 100.0 * f.depressions, f.b, f.comb);
         CHECK(f.axis45 <= x->axis45_max);
         CHECK(f.periodic <= x->periodic_max);
         CHECK(f.depressions < x->depressions_max);
