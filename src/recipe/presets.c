@@ -123,9 +123,10 @@
  * edge at 1025^2 (the mean height difference along an edge's outer 2 lines 0.43-0.66 of that
  * along the next 22; now 0.84-1.10). The building site's evolution reads m = 0.45 (was 0.5), which keeps
  * its drainage-area exponent in the range of real networks on the open border (0.60 at 0.5,
- * 0.54 at 0.45). The river valley's River Route lays a 14 m channel 2 m deep (was 24 m, 4 m):
+ * 0.54 at 0.45). The river valley's River Route lays a 16 m channel 2.5 m deep (was 24 m, 4 m):
  * the wider bed, flat across, cut its walls back into the evolved V-shaped valley's sides, so
- * the river read as a trench with steep walls rather than a stream in the valley's bottom. */
+ * the river read as a trench with steep walls rather than a stream in the valley's bottom (2 m
+ * deep, its water stood above a dry bank sample on the default grid). */
 
 typedef struct builtin {
     const char *id;
@@ -633,7 +634,7 @@ static const builtin builtins[] = {
      "A valley carved along a bending path across eroded hills 2 km across whose side "
      "streams join it through a branching network (landscape evolution), with a River "
      "Route traced down its drainage from the middle of the valley to the terrain's edge "
-     "(a 14 m channel holding 1.2 m of water, in the valley's bottom): river bed under the "
+     "(a 16 m channel holding 1.2 m of water, in the valley's bottom): river bed under the "
      "water, wet banks beside it, grass above and rock on steep valley sides.",
      8,
      "{\"size\": [2048, 2048], \"resolution\": [128, 128], \"seed\": 539, \"sea_level\": "
@@ -684,13 +685,13 @@ static const builtin builtins[] = {
      "{\"id\": \"about_water\", \"type\": \"comment\", \"position\": [1200, -200], "
      "\"params\": {\"text\": \"Water: Drainage of the carved valley guides River Route "
      "from its source in the middle of the valley along nonascending ground to the "
-     "terrain's edge: a 14 m channel 2 m deep holding 1.2 m of water, narrow and shallow "
+     "terrain's edge: a 16 m channel 2.5 m deep holding 1.2 m of water, narrow and shallow "
      "enough to lie in the bottom of the evolved valley (a 24 m bed 4 m deep cut its walls "
      "back into a trench). Its water goes to "
      "Biome Rules (bed and banks by distance) and to Terrain Output (the published "
      "river).\"}}, {\"id\": \"river\", \"type\": \"river_route\", \"position\": [1200, 0], "
-     "\"params\": {\"source_x\": 928, \"source_z\": 1184, \"channel_width\": 14, "
-     "\"channel_depth\": 2, \"water_depth\": 1.2}, \"inputs\": {\"drainage\": {\"node\": "
+     "\"params\": {\"source_x\": 928, \"source_z\": 1184, \"channel_width\": 16, "
+     "\"channel_depth\": 2.5, \"water_depth\": 1.2}, \"inputs\": {\"drainage\": {\"node\": "
      "\"drainage\", \"pin\": \"drainage\"}}}, {\"id\": \"about_appearance\", \"type\": "
      "\"comment\", \"position\": [1440, -200], \"params\": {\"text\": \"Appearance: Biome "
      "Rules gives a river bed under the water, wet banks within 30 m of it, grass above "
