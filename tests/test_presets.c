@@ -66,7 +66,7 @@ static const struct {
     {"builtin://terrain/mountain-range", 0x08c39da27b89237aull, 0xffea24ef52059ae5ull, 13, 12800,
      256},
     {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 9, 4096, 256},
-    {"builtin://terrain/plateau", 0x53c9729066420466ull, 0xbdcb3783aae9bfc0ull, 7, 4096, 128},
+    {"builtin://terrain/plateau", 0x4285c1327043ea5full, 0x489251ee18cf0dc8ull, 8, 4096, 128},
     {"builtin://terrain/coastal-island", 0x53671dbb372b3d56ull, 0x168f4ea4a06f0c6eull, 9, 8192,
      256},
     {"builtin://terrain/drainage-river", 0xef7200e0a9aff840ull, 0xaf18d4d12e6a9ae0ull, 8, 2048,

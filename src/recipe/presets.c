@@ -121,12 +121,18 @@
  * and the run is cut back to it): with the border as base level following the land down, the
  * land beside every edge ramped smoothly down to it, a flat band 6-12 samples wide along each
  * edge at 1025^2 (the mean height difference along an edge's outer 2 lines 0.43-0.66 of that
- * along the next 22; now 0.84-1.10). The building site's evolution reads m = 0.45 (was 0.5), which keeps
- * its drainage-area exponent in the range of real networks on the open border (0.60 at 0.5,
+ * along the next 22; now 0.84-1.10). The building site's evolution reads m = 0.45 (was 0.5), which
+ * keeps its drainage-area exponent in the range of real networks on the open border (0.60 at 0.5,
  * 0.54 at 0.45). The river valley's River Route lays a 16 m channel 2.5 m deep (was 24 m, 4 m):
- * the wider bed, flat across, cut its walls back into the evolved V-shaped valley's sides, so
- * the river read as a trench with steep walls rather than a stream in the valley's bottom (2 m
- * deep, its water stood above a dry bank sample on the default grid). */
+ * the wider bed, flat across, cut its walls back into the evolved V-shaped valley's sides, so the
+ * river read as a trench with steep walls rather than a stream in the valley's bottom (2 m deep,
+ * its water stood above a dry bank sample on the default grid). The plateau's next version (8)
+ * raises its mesa through a 640 m falloff (was 384 m): the mask's falloff beyond the outline's
+ * western corner is a circle about it, and its toe met the flat lowland there with a sharp bend,
+ * so the evolution gathered the water off the escarpment into a valley running round the mesa's
+ * foot, with a smooth ridge outside it: a ring drawn in the lowland west of the mesa (along the
+ * 1025^2 map's row 460 the valley stood 43 m below that ridge, now 10 m).
+ */
 
 typedef struct builtin {
     const char *id;
@@ -454,7 +460,7 @@ static const builtin builtins[] = {
      "edges, the cap rock a gently rolling surface with the shallow heads of their valleys: "
      "grassland on the cap rock, cliffs and scree on the canyon walls and sides and steppe "
      "on the lowland around it.",
-     7,
+     8,
      "{\"size\": [4096, 4096], \"resolution\": [128, 128], \"seed\": 606, \"sea_level\":"
      " -800, \"default_landform\": \"lowland\", \"landforms\": {\"lowland\": {\"height_v"
      "ariation\": 144, \"feature_size\": 2880, \"roughness\": 0.4, \"octaves\": 4, \"war"
@@ -470,7 +476,9 @@ static const builtin builtins[] = {
      "params\": {\"text\": \"Shape: Lowland is fbm noise (144 m of relief, 2.9 km featur"
      "es) for the ground around, over a 4 km square. Table top is gently rolling rock fr"
      "om 300 m up (40 m of relief). Mesa outline is a concave polygon mask about 2.6 km "
-     "across with a 384 m falloff, its edge warped up to 400 m in wiggles up to 800 m lo"
+     "across with a 640 m falloff (a toe gentle enough that the water off the mesa runs "
+     "out across the lowland, not round its foot), its edge warped up to 400 m in wiggles "
+     "up to 800 m lo"
      "ng into spurs and bays, so no straight side of the polygon is left; Raise mesa ble"
      "nds the lowland toward the table top through it. Evolve (Stream Power over 40 shor"
      "t steps on a grid of 16 m cells whatever the output grid, read at a 60 m reference"
@@ -494,7 +502,7 @@ static const builtin builtins[] = {
      "ze\": 1600, \"roughness\": 0.45, \"octaves\": 5}}, {\"id\": \"mesa_outline\", \"ty"
      "pe\": \"polygon_mask\", \"position\": [240, 200], \"params\": {\"points\": [[960, "
      "896], [2688, 704], [3328, 1472], [3072, 2304], [2240, 2176], [1984, 3200], [1024, "
-     "3072], [768, 1920]], \"falloff\": 384, \"edge_warp\": 400, \"edge_warp_size\": 800"
+     "3072], [768, 1920]], \"falloff\": 640, \"edge_warp\": 400, \"edge_warp_size\": 800"
      "}, \"inputs\": {\"field\": {\"node\": \"lowland\"}}}, {\"id\": \"raise_mesa\", \"t"
      "ype\": \"height_blend\", \"position\": [480, 0], \"params\": {\"amount\": 1}, \"in"
      "puts\": {\"a\": {\"node\": \"lowland\"}, \"b\": {\"node\": \"table_top\"}, \"mask"
