@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #define _DEFAULT_SOURCE           /* madvise(MADV_HUGEPAGE) on Linux */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -351,10 +352,10 @@ static double coarse_cubic(const float *g, uint32_t cx, uint32_t cz, double fx, 
  * detail, input - smooth_before at each fine sample, from the input through the warp and the
  * spline of the coarse grid before the run; and the uplift and erodibility factors on the
  * level's grid, interpolated from the innermost run's (inputs) level by level. The innermost
- * run of a cascade is often too small for threads (trn_sp_one_thread), so its idle threads
- * make these for every level while it runs; each level then reads what was made and makes the
- * rest as before, with the same operations in the same order, so the bytes are the same
- * whoever made a value. */
+ * run of a cascade is often too small to split well (trn_sp_one_thread: its crew's threads
+ * wait for each other at every pass), so its threads make these for every level in those
+ * waits (run_innermost); each level then reads what was made and makes the rest as before,
+ * with the same operations in the same order, so the bytes are the same whoever made a value. */
 typedef struct evolve_prep {
     const float *heights; /* the level's input */
     uint32_t cells_x, cells_z, cx, cz;
@@ -366,7 +367,8 @@ typedef struct evolve_prep {
     double *detail;           /* nx * nz when the rows were made ahead, else NULL */
     size_t rows;              /* rows of detail made */
     bool want_masks;          /* the level interpolates the factors */
-    float *fm, *fk;           /* the factors on this level's grid, when all were made ahead */
+    float *fm, *fk;           /* the factors on this level's grid, when made ahead */
+    size_t mrows;             /* rows of fm and fk made */
     /* The enclosing level's, NULL at the top. */
     struct evolve_prep *outer;
     /* The first of the nz rows made (detail, fm, fk hold rows row0 .. row0 + nz - 1 of the
@@ -401,10 +403,11 @@ static double level_detail(const evolve_prep *p, size_t i, size_t j, double ux, 
     return input - bspline_at(p->cb, p->cx, p->cz, fx, fz, NULL, NULL);
 }
 
-static void prep_row(evolve_prep *p, size_t r)
+/* Samples i0 .. i1 - 1 of row r of the level's detail. */
+static void prep_row(evolve_prep *p, size_t r, size_t i0, size_t i1)
 {
     const size_t j = p->row0 + r;
-    for (size_t i = 0; i < p->nx; i++) {
+    for (size_t i = i0; i < i1; i++) {
         double fx = (double)i * p->sx, fz = (double)j * p->sz;
         const double ux = fx, uz = fz;
         warp_apply(p->warp, p->wt, i, j, &fx, &fz);
@@ -412,51 +415,144 @@ static void prep_row(evolve_prep *p, size_t r)
     }
 }
 
-/* The factors on p's grid from those on its coarse grid (um, km; either may be NULL), as the
- * level's loop makes them, into p->fm and p->fk; stops early when *stop is set. False when
- * not all were made (stopped, or out of memory): p->fm and p->fk are then NULL. */
-static bool prep_masks(evolve_prep *p, const float *um, const float *km, const int *stop)
+/* Samples of a piece of the work made ahead: about 4 us, so a pass posted while a thread
+ * makes one waits little for that thread's share. */
+#define AHEAD_PIECE 96u
+/* Samples of a piece of the factors' coefficients (a copy). */
+#define AHEAD_COPY 4096u
+
+size_t trn_evolve_ahead_limit = 0;
+
+/* The work made ahead while the innermost run lasts, in pieces (ahead_piece), by the threads
+ * of its crew while they wait: the helpers between passes, the caller for the helpers' shares.
+ * First the factors, one piece at a time by whichever thread holds them (mbusy), level by level
+ * from the innermost (each level's from those of the level inside it, so a level's start only
+ * once the one inside is whole); the other threads, and all once the factors are made, the
+ * details of chain's levels, innermost first, by pieces of rows from a shared counter. Whole
+ * rows made are kept (evolve_prep's rows and mrows); the levels make the rest. */
+typedef struct ahead_work {
+    evolve_prep *chain;
+    size_t pieces;        /* the details' pieces, every level */
+    size_t next;          /* the next detail piece to take (atomic) */
+    size_t taken;         /* pieces taken of either kind, against trn_evolve_ahead_limit */
+    atomic_bool mleft;    /* factors left to make */
+    atomic_flag mbusy;    /* held by the thread making a piece of them; guards what follows */
+    evolve_prep *mq;      /* the level whose factors are made; NULL: none left */
+    const float *um, *km; /* its coarse grid's factors (either may be NULL) */
+    double *cm, *ck;      /* their spline coefficients (a copy: smoothing, no prefilter) */
+    size_t mpos;          /* the next piece of mq's: copies, then pieces of rows */
+} ahead_work;
+
+/* Pieces of a row of the level. */
+static size_t ahead_row_pieces(const evolve_prep *q)
 {
-    const size_t cn = ((size_t)p->cx + 1u) * ((size_t)p->cz + 1u), n = p->nx * p->nz;
-    double *cm = um ? malloc(cn * sizeof *cm) : NULL, *ck = km ? malloc(cn * sizeof *ck) : NULL;
-    p->fm = um ? prep_alloc(n * sizeof *p->fm) : NULL;
-    p->fk = km ? prep_alloc(n * sizeof *p->fk) : NULL;
-    bool ok = (!um || (cm && p->fm)) && (!km || (ck && p->fk));
-    if (ok && cm) bspline_coefficients(um, (size_t)p->cx + 1u, (size_t)p->cz + 1u, false, cm);
-    if (ok && ck) bspline_coefficients(km, (size_t)p->cx + 1u, (size_t)p->cz + 1u, false, ck);
-    for (size_t r = 0; r < p->nz && ok; r++) {
-        int done;
-#pragma omp atomic read
-        done = *stop;
-        if (done) ok = false;
-        const size_t j = p->row0 + r;
-        for (size_t i = 0; i < p->nx && ok; i++) {
-            double fx = (double)i * p->sx, fz = (double)j * p->sz;
-            warp_apply(p->warp, p->wt, i, j, &fx, &fz);
-            if (cm) {
-                const double mask = bspline_at(cm, p->cx, p->cz, fx, fz, NULL, NULL);
-                p->fm[r * p->nx + i] = (float)(mask > 0 ? mask : 0);
+    return (q->nx + AHEAD_PIECE - 1u) / AHEAD_PIECE;
+}
+
+/* Pieces of the copy of the level's coarse factors into their spline coefficients. */
+static size_t ahead_copies(const evolve_prep *q)
+{
+    return (((size_t)q->cx + 1u) * ((size_t)q->cz + 1u) + AHEAD_COPY - 1u) / AHEAD_COPY;
+}
+
+/* The next piece of the factors of w->mq, as the level's loop makes them. */
+static void ahead_masks_piece(ahead_work *w)
+{
+    evolve_prep *q = w->mq;
+    const size_t cn = ((size_t)q->cx + 1u) * ((size_t)q->cz + 1u), n = q->nx * q->nz;
+    const size_t copies = ahead_copies(q), rp = ahead_row_pieces(q);
+    if (w->mpos == 0) {
+        w->cm = w->um ? malloc(cn * sizeof *w->cm) : NULL;
+        w->ck = w->km ? malloc(cn * sizeof *w->ck) : NULL;
+        q->fm = w->um ? prep_alloc(n * sizeof *q->fm) : NULL;
+        q->fk = w->km ? prep_alloc(n * sizeof *q->fk) : NULL;
+        if ((w->um && (!w->cm || !q->fm)) || (w->km && (!w->ck || !q->fk))) {
+            /* Out of memory: the levels from this one make their own factors. */
+            free(w->cm);
+            free(w->ck);
+            free(q->fm);
+            free(q->fk);
+            w->cm = w->ck = NULL;
+            q->fm = q->fk = NULL;
+            w->mq = NULL;
+            return;
+        }
+    }
+    if (w->mpos < copies) {
+        /* bspline_coefficients without the prefilter: the values as doubles. */
+        const size_t k0 = w->mpos * AHEAD_COPY, k1 = k0 + AHEAD_COPY < cn ? k0 + AHEAD_COPY : cn;
+        for (size_t k = k0; k < k1; k++) {
+            if (w->cm) w->cm[k] = w->um[k];
+            if (w->ck) w->ck[k] = w->km[k];
+        }
+    } else {
+        const size_t r = (w->mpos - copies) / rp, i0 = (w->mpos - copies) % rp * AHEAD_PIECE;
+        const size_t i1 = i0 + AHEAD_PIECE < q->nx ? i0 + AHEAD_PIECE : q->nx;
+        const size_t j = q->row0 + r;
+        for (size_t i = i0; i < i1; i++) {
+            double fx = (double)i * q->sx, fz = (double)j * q->sz;
+            warp_apply(q->warp, q->wt, i, j, &fx, &fz);
+            if (w->cm) {
+                const double mask = bspline_at(w->cm, q->cx, q->cz, fx, fz, NULL, NULL);
+                q->fm[r * q->nx + i] = (float)(mask > 0 ? mask : 0);
             }
-            if (ck) {
-                const double kf = bspline_at(ck, p->cx, p->cz, fx, fz, NULL, NULL);
-                p->fk[r * p->nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
+            if (w->ck) {
+                const double kf = bspline_at(w->ck, q->cx, q->cz, fx, fz, NULL, NULL);
+                q->fk[r * q->nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
             }
         }
     }
-    free(cm);
-    free(ck);
-    if (!ok) {
-        free(p->fm);
-        free(p->fk);
-        p->fm = p->fk = NULL;
-    }
-    return ok;
+    if (++w->mpos < copies + q->nz * rp) return;
+    /* The level's factors are whole: the next level's come from them. */
+    q->mrows = q->nz;
+    free(w->cm);
+    free(w->ck);
+    w->cm = w->ck = NULL;
+    w->um = q->fm;
+    w->km = q->fk;
+    w->mpos = 0;
+    w->mq = q->outer && q->outer->want_masks ? q->outer : NULL;
 }
 
-/* The innermost coarse run. Where it runs on one thread and others are free, they make the
- * details of chain's levels (innermost first, a row at a time from a shared counter) until the
- * run ends; the rows left are made by the levels' own parallel loops, so a slow run costs
- * nothing and a busy machine gets no more work than before (the same rows, made earlier). */
+/* One piece of the work ahead (a crew's idle work, trn_sp_crew_idle): false when none is
+ * left for the calling thread. */
+static bool ahead_piece(void *arg)
+{
+    ahead_work *w = arg;
+    if (trn_evolve_ahead_limit) {
+        size_t t;
+#pragma omp atomic capture
+        t = w->taken++;
+        if (t >= trn_evolve_ahead_limit) return false;
+    }
+    if (atomic_load_explicit(&w->mleft, memory_order_relaxed) &&
+        !atomic_flag_test_and_set_explicit(&w->mbusy, memory_order_acquire)) {
+        const bool left = w->mq != NULL;
+        if (left) ahead_masks_piece(w);
+        if (!w->mq) atomic_store_explicit(&w->mleft, false, memory_order_relaxed);
+        atomic_flag_clear_explicit(&w->mbusy, memory_order_release);
+        if (left) return true;
+    }
+    size_t k;
+#pragma omp atomic capture
+    k = w->next++;
+    if (k >= w->pieces) return false;
+    evolve_prep *q = w->chain;
+    for (size_t qp = q->nz * ahead_row_pieces(q); k >= qp; qp = q->nz * ahead_row_pieces(q)) {
+        k -= qp;
+        q = q->outer;
+    }
+    const size_t rp = ahead_row_pieces(q), i0 = k % rp * AHEAD_PIECE;
+    prep_row(q, k / rp, i0, i0 + AHEAD_PIECE < q->nx ? i0 + AHEAD_PIECE : q->nx);
+    return true;
+}
+
+/* The innermost coarse run. Where it runs on one thread and others are free, they join its
+ * crew at once and, between its passes, make the details and factors of chain's levels
+ * (ahead_work) until the run ends; what is left is made by the levels' own parallel loops, so
+ * a slow run costs nothing and a busy machine gets no more work than before (the same values,
+ * made earlier). Where the crew is not joined (no core free), they make that work alone while
+ * the run lasts, then try to join. */
 static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params *sp,
                                 evolve_prep *chain, trn_stream_power_report *report,
                                 trn_progress_fn progress, void *user, trn_error *err)
@@ -464,20 +560,28 @@ static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params
 #ifdef _OPENMP
     const int team = omp_get_max_threads();
     if (chain && team > 1 && !omp_in_parallel() && trn_sp_one_thread(coarse, sp)) {
-        size_t total = 0;
+        ahead_work w;
+        memset(&w, 0, sizeof w);
+        atomic_init(&w.mleft, false);
+        atomic_flag_clear(&w.mbusy);
+        w.chain = chain;
         bool ok = true;
         for (evolve_prep *q = chain; q; q = q->outer) {
             /* Pages of rows never made are never touched. */
             q->detail = prep_alloc(q->nx * q->nz * sizeof *q->detail);
             ok = ok && q->detail;
-            total += q->nz;
+            w.pieces += q->nz * ahead_row_pieces(q);
         }
         if (ok) {
             trn_status st = TRN_OK;
-            size_t next = 0;
             int stop = 0;
+            w.um = sp->uplift_mask;
+            w.km = sp->erodibility_mask;
+            w.mq = (w.um || w.km) && chain->want_masks ? chain : NULL;
+            atomic_store(&w.mleft, w.mq != NULL);
             /* NULL (out of memory): the run on one thread, as without helpers. */
             trn_sp_crew *crew = trn_sp_crew_new(team);
+            trn_sp_crew_idle(crew, ahead_piece, &w);
 #pragma omp parallel num_threads(team)
             {
                 if (omp_get_thread_num() == 0) {
@@ -486,41 +590,32 @@ static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params
 #pragma omp atomic write
                     stop = 1;
                 } else {
+                    trn_sp_crew_help(crew);
                     for (;;) {
                         int done;
 #pragma omp atomic read
                         done = stop;
-                        if (done) break;
-                        size_t r;
-#pragma omp atomic capture
-                        r = next++;
-                        if (r >= total) break;
-                        evolve_prep *q = chain;
-                        while (r >= q->nz) {
-                            r -= q->nz;
-                            q = q->outer;
-                        }
-                        prep_row(q, r);
+                        if (done || !ahead_piece(&w)) break;
                     }
-                    /* Then one thread the factors, level by level from the innermost (each
-                     * level's from the one inside it), while the run lasts. */
-                    const float *um = sp->uplift_mask, *km = sp->erodibility_mask;
-                    if (omp_get_thread_num() == 1 && (um || km))
-                        for (evolve_prep *q = chain; q && q->want_masks; q = q->outer) {
-                            if (!prep_masks(q, um, km, &stop)) break;
-                            um = q->fm;
-                            km = q->fk;
-                        }
-                    /* Nothing left to make ahead: the run's passes, while it lasts. */
                     trn_sp_crew_help(crew);
                 }
             }
             trn_sp_crew_free(crew);
-            /* Every row under the counter was taken, and made before its thread left. */
-            size_t made = next < total ? next : total;
+            /* A level's factors left unfinished: its rows whole are kept. */
+            if (w.mq && w.mpos) {
+                const size_t copies = ahead_copies(w.mq);
+                w.mq->mrows = w.mpos > copies ? (w.mpos - copies) / ahead_row_pieces(w.mq) : 0;
+            }
+            free(w.cm);
+            free(w.ck);
+            /* Every piece under the counter was taken, and made before its thread left; rows
+             * whole count. */
+            size_t made = w.next < w.pieces ? w.next : w.pieces;
             for (evolve_prep *q = chain; q; q = q->outer) {
-                q->rows = made < q->nz ? made : q->nz;
-                made -= q->rows;
+                const size_t rp = ahead_row_pieces(q), qp = q->nz * rp;
+                const size_t mine = made < qp ? made : qp;
+                q->rows = mine / rp;
+                made -= mine;
             }
             return st;
         }
@@ -811,7 +906,7 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             bspline_coefficients(before, cnx, (size_t)cz + 1u, true, cb);
             prep = (evolve_prep){field->heights, field->cells_x, field->cells_z, cx, cz, nx,
                                  wrows, sx, sz, &warp, &wt, cb, NULL, 0, want_masks, NULL, NULL,
-                                 outer, w0};
+                                 0, outer, w0};
         }
     }
     evolve_prep *chain = spline ? &prep : outer;
@@ -860,9 +955,12 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             double *ce = NULL, *ca = NULL, *cm = NULL, *ck = NULL;
             const bool kmask = want_masks && ekmask;
             const bool umasked = want_masks && umask;
-            /* The factors made ahead, all of them (only the spline path makes them). */
-            const bool masks_ahead = (umasked || kmask) && (prep.fm != NULL) == umasked &&
-                                     (prep.fk != NULL) == kmask;
+            /* The factors made ahead (only the spline path makes them): rows 0 .. mrows - 1
+             * of the window, masks_ahead where that is all of them. */
+            const bool masks_made = (umasked || kmask) && (prep.fm != NULL) == umasked &&
+                                    (prep.fk != NULL) == kmask;
+            const size_t mrows = masks_made ? prep.mrows : 0;
+            const bool masks_ahead = masks_made && mrows >= wrows;
             if (spline) {
                 ce = malloc(cn * sizeof *ce);
                 ca = malloc(cn * sizeof *ca);
@@ -884,18 +982,18 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             /* World units per coarse cell, to turn the spline's derivatives into slopes. */
             const double cdx = dx / sx, cdz = dz / sz;
             float *fine_mask = NULL, *fine_kmask = NULL;
-            if (masks_ahead) {
+            if (masks_made) {
                 fine_mask = prep.fm;
                 fine_kmask = prep.fk;
                 prep.fm = prep.fk = NULL;
             }
-            if (!st && umasked && !masks_ahead) {
+            if (!st && umasked && !masks_made) {
                 fine_mask = malloc((wrows ? wrows : 1u) * nx * sizeof *fine_mask);
                 if (!fine_mask)
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                                        "landscape evolution: out of memory for the uplift mask");
             }
-            if (!st && kmask && !masks_ahead) {
+            if (!st && kmask && !masks_made) {
                 fine_kmask = malloc((wrows ? wrows : 1u) * nx * sizeof *fine_kmask);
                 if (!fine_kmask)
                     st = trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
@@ -920,6 +1018,8 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                     for (size_t i = 0; i < nx; i = all || i + 1u == nx ? i + 1u : nx - 1u) {
                         double fx = (double)i * sx, fz = (double)j * sz;
                         double evolved, detail, gx, gz, a, mask = 0, kf = 1;
+                        /* The factors of this row were made ahead. */
+                        const bool made = j - w0 < mrows;
                         if (spline) {
                             const double ux = fx, uz = fz;
                             warp_apply(&warp, &wt, i, j, &fx, &fz);
@@ -930,8 +1030,8 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                             gx /= cdx;
                             gz /= cdz;
                             a = bspline_at(ca, cx, cz, fx, fz, NULL, NULL);
-                            if (cm) mask = bspline_at(cm, cx, cz, fx, fz, NULL, NULL);
-                            if (ck) kf = bspline_at(ck, cx, cz, fx, fz, NULL, NULL);
+                            if (cm && !made) mask = bspline_at(cm, cx, cz, fx, fz, NULL, NULL);
+                            if (ck && !made) kf = bspline_at(ck, cx, cz, fx, fz, NULL, NULL);
                         } else {
                             evolved = coarse_cubic(coarse.heights, cx, cz, fx, fz);
                             detail = (double)field->heights[j * nx + i] -
@@ -970,10 +1070,9 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                         const size_t k = (j - w0) * nx + i;
                         out[k] = (float)h;
                         if (full_area && !fine_steps) full_area[k] = (float)a;
-                        if (fine_mask && !masks_ahead)
-                            fine_mask[k] = (float)(mask > 0 ? mask : 0);
+                        if (fine_mask && !made) fine_mask[k] = (float)(mask > 0 ? mask : 0);
                         /* Positive weights of positive values: only rounding could reach 0. */
-                        if (fine_kmask && !masks_ahead)
+                        if (fine_kmask && !made)
                             fine_kmask[k] = (float)(kf > 1e-6 ? kf : 1e-6);
                     }
                 }

@@ -263,6 +263,9 @@ typedef struct sp_crew {
     atomic_int sleepers;
     bool solo;          /* the caller runs the jobs alone for now */
     bool asked;         /* an explicit thread count: never alone */
+    bool (*idle)(void *arg); /* other work done while waiting (trn_sp_crew_idle) */
+    void *idle_arg;
+    bool idle_more;          /* the caller's: idle may have work left */
     pthread_mutex_t lock;
     pthread_cond_t wake;
 } sp_crew;
@@ -364,8 +367,15 @@ static void sp_crew_serve(sp_crew *c)
     unsigned seen = atomic_load(&c->post) >> 8;
     if (atomic_load(&c->quit)) return;
     const int tid = atomic_fetch_add(&c->joined, 1) + 1;
+    bool more = c->idle != NULL;
     for (;;) {
-        sp_crew_wait(c, &c->post, (seen + 1u) << 8);
+        const unsigned target = (seen + 1u) << 8;
+        /* While no job is posted (the caller's serial stretches, or its share outlasting this
+         * one's), pieces of the other work given (a few microseconds each, so the next job
+         * waits little for this thread), until none is left; then the wait as before. */
+        while (more && (int)(atomic_load_explicit(&c->post, memory_order_acquire) - target) < 0)
+            more = c->idle(c->idle_arg);
+        sp_crew_wait(c, &c->post, target);
         const unsigned w = atomic_load_explicit(&c->post, memory_order_acquire);
         seen = w >> 8;
         if (atomic_load_explicit(&c->quit, memory_order_relaxed)) return;
@@ -415,6 +425,12 @@ static void sp_par(sp_state *s, sp_job_fn fn, void *arg)
             c->owed += (unsigned)helpers;
             sp_crew_post(c, 1 + helpers);
             fn(s, arg, 0, 1 + helpers);
+            /* While the helpers' shares outlast this one (the stack's pieces are uneven where
+             * one river basin holds much of the grid), pieces of the other work given, as the
+             * helpers make between jobs. */
+            while (c->idle_more &&
+                   (int)(atomic_load_explicit(&c->done, memory_order_acquire) - c->owed) < 0)
+                c->idle_more = c->idle(c->idle_arg);
             sp_crew_wait(c, &c->done, c->owed);
             return;
         }
@@ -473,6 +489,14 @@ void trn_sp_crew_free(trn_sp_crew *c)
     if (!c) return;
     sp_crew_dispose(c);
     free(c);
+}
+
+void trn_sp_crew_idle(trn_sp_crew *c, bool (*piece)(void *arg), void *arg)
+{
+    if (!c) return;
+    c->idle = piece;
+    c->idle_arg = arg;
+    c->idle_more = piece != NULL;
 }
 
 void trn_sp_crew_help(trn_sp_crew *c)

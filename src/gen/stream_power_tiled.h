@@ -133,6 +133,11 @@ trn_status trn_stream_power_run_tiled_window(trn_field *field, const trn_stream_
  * heights and factors. */
 extern void (*trn_evolve_window_hook)(uint32_t row0, uint32_t row1, size_t bytes);
 
+/* Test hook (0 unless a test sets it): the most pieces of a cascade's finer levels' inputs that
+ * the threads make ahead while its innermost run lasts, so that work ends mid-row or mid-level
+ * whatever the run's speed. */
+extern size_t trn_evolve_ahead_limit;
+
 /* With sea_surface: the lowest height a sample under the sea level comes back at (its level less
  * sea_surface_depth; -infinity when that is 0: the bed as it came). */
 double trn_sp_surface_floor(const trn_stream_power_params *p);
@@ -143,15 +148,20 @@ double trn_sp_surface_floor(const trn_stream_power_params *p);
  * make other work and then join it (trn_sp_crew_help). */
 bool trn_sp_one_thread(const trn_field *field, const trn_stream_power_params *p);
 
-/* Threads that join a small grid's run while it goes on (a cascade's threads once they have
- * made the finer levels' inputs): trn_stream_power_run_crew runs on the calling thread and
- * splits its passes with the threads that have called trn_sp_crew_help on the same crew, each
- * of which returns when the run ends (at once if it has, or where no core is free for it). A
- * crew serves one run; threads: the most that will take part, the caller's included. The bytes
- * are the same whoever joins. Grids from 2^17 samples and MFD runs ignore the crew. */
+/* Threads that join a small grid's run while it goes on (a cascade's threads, which make the
+ * finer levels' inputs between its passes): trn_stream_power_run_crew runs on the calling
+ * thread and splits its passes with the threads that have called trn_sp_crew_help on the same
+ * crew, each of which returns when the run ends (at once if it has, or where no core is free
+ * for it). A crew serves one run; threads: the most that will take part, the caller's
+ * included. The bytes are the same whoever joins. Grids from 2^17 samples and MFD runs ignore
+ * the crew. trn_sp_crew_idle, before any thread helps: while a helper waits for the next pass,
+ * and while the calling thread waits for the helpers' shares of one, it calls piece(arg), which
+ * makes one piece of other work (a few microseconds: the pass waits for it) and returns false
+ * when none is left; the threads may call it at the same time. */
 typedef struct sp_crew trn_sp_crew;
 trn_sp_crew *trn_sp_crew_new(int threads);
 void trn_sp_crew_free(trn_sp_crew *crew);
+void trn_sp_crew_idle(trn_sp_crew *crew, bool (*piece)(void *arg), void *arg);
 void trn_sp_crew_help(trn_sp_crew *crew);
 trn_status trn_stream_power_run_crew(trn_field *field, const trn_stream_power_params *p,
                                      trn_sp_crew *crew, trn_stream_power_report *report,
