@@ -957,8 +957,8 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             const bool umasked = want_masks && umask;
             /* The factors made ahead (only the spline path makes them): rows 0 .. mrows - 1
              * of the window, masks_ahead where that is all of them. */
-            const bool masks_made = (umasked || kmask) && (prep.fm != NULL) == umasked &&
-                                    (prep.fk != NULL) == kmask;
+            const bool masks_made =
+                (umasked || kmask) && (prep.fm != NULL) == umasked && (prep.fk != NULL) == kmask;
             const size_t mrows = masks_made ? prep.mrows : 0;
             const bool masks_ahead = masks_made && mrows >= wrows;
             if (spline) {
@@ -1072,8 +1072,7 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                         if (full_area && !fine_steps) full_area[k] = (float)a;
                         if (fine_mask && !made) fine_mask[k] = (float)(mask > 0 ? mask : 0);
                         /* Positive weights of positive values: only rounding could reach 0. */
-                        if (fine_kmask && !made)
-                            fine_kmask[k] = (float)(kf > 1e-6 ? kf : 1e-6);
+                        if (fine_kmask && !made) fine_kmask[k] = (float)(kf > 1e-6 ? kf : 1e-6);
                     }
                 }
             }

@@ -265,7 +265,7 @@ typedef struct sp_crew {
     bool asked;         /* an explicit thread count: never alone */
     bool (*idle)(void *arg); /* other work done while waiting (trn_sp_crew_idle) */
     void *idle_arg;
-    bool idle_more;          /* the caller's: idle may have work left */
+    bool idle_more; /* the caller's: idle may have work left */
     pthread_mutex_t lock;
     pthread_cond_t wake;
 } sp_crew;
