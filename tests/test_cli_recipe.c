@@ -373,7 +373,8 @@ static void test_inspect_evolution(void)
     snprintf(args, sizeof args, "inspect '%s'", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);
     CHECK_CONTAINS(out, "    evolved by stream power: {\"border\":\"open\",\"cascade_steps\":6,"
-                        "\"diffusion\":0.06,\"evolution_cell\":4,\"fine_steps\":2,\"m\":0.5,");
+                        "\"diffusion\":0.06,\"dt\":5000,\"evolution_cell\":4,\"fine_steps\":2,"
+                        "\"m\":0.5,");
     free(out), free(err);
     snprintf(args, sizeof args, "inspect '%s' --format json", path);
     CHECK_EQ_INT(trn_test_run_cli(args, &out, &err), 0);

@@ -13,27 +13,118 @@
 /* The targets every example meets (docs/stats.md has the real-DEM ranges): slopes facing a
  * multiple of 45 degrees at most 1.08x chance, the strongest periodic curvature at most 2x a
  * shuffled profile, under 3% of the dry ground in closed depressions, and a drainage-area
- * exponent b of 0.38-0.58 there. */
+ * exponent b of 0.38-0.58 there. comb_max, where above 0: the comb measure (comb_peak below)
+ * at most this; the San Gabriel SRTM gives 1.27 (median of 153 windows), hills.json 1.21,
+ * its comb of evenly spaced spurs 1.61. The others are printed, not checked: lakeside and
+ * waters 1.46, mountains 1.52, valley 1.43, island 1.19 (one window). */
 typedef struct example_limits {
     const char *name;
-    double axis45_max, periodic_max, depressions_max, b_min, b_max;
+    double axis45_max, periodic_max, depressions_max, b_min, b_max, comb_max;
 } example_limits;
 
 static const example_limits EXAMPLES[] = {
-    {"hills.json", 1.08, 2.0, 0.03, 0.38, 0.58},
-    {"island.json", 1.08, 2.0, 0.03, 0.38, 0.58},
-    {"lakeside.json", 1.08, 2.0, 0.03, 0.38, 0.58},
-    {"mountains.json", 1.08, 2.0, 0.03, 0.38, 0.58},
-    {"valley.json", 1.08, 2.0, 0.03, 0.38, 0.58},
-    {"waters.json", 1.08, 2.0, 0.03, 0.38, 0.58},
+    {"hills.json", 1.08, 2.0, 0.03, 0.38, 0.58, 1.4},
+    {"island.json", 1.08, 2.0, 0.03, 0.38, 0.58, 0},
+    {"lakeside.json", 1.08, 2.0, 0.03, 0.38, 0.58, 0},
+    {"mountains.json", 1.08, 2.0, 0.03, 0.38, 0.58, 0},
+    {"valley.json", 1.08, 2.0, 0.03, 0.38, 0.58, 0},
+    {"waters.json", 1.08, 2.0, 0.03, 0.38, 0.58, 0},
     /* Read from the demo's DEM, whose mountains terrane_demo_inputs evolves (b 0.54 here;
      * the analytic valley it replaced drained side by side, 0.92). */
-    {"dem_level.json", 1.08, 2.0, 0.03, 0.38, 0.58},
+    {"dem_level.json", 1.08, 2.0, 0.03, 0.38, 0.58, 0},
 };
 
 typedef struct figures {
-    double axis45, periodic, depressions, b;
+    double axis45, periodic, depressions, b, comb;
 } figures;
+
+#define COMB_PI 3.14159265358979323846
+
+/* Side of the comb measure's windows, in samples, and its wavenumbers (cycles a window). */
+enum { COMB_WIN = 128, COMB_K0 = 3, COMB_K1 = COMB_WIN / 4, COMB_BINS = 12 };
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The strongest band of one window's curvature spectrum over the power law through them all:
+ * the window's Laplacian, each row and each column less its mean and under a Hann window, its
+ * power at wavenumbers COMB_K0..COMB_K1 summed over the lines of both directions, averaged in
+ * COMB_BINS log-spaced bands; the largest ratio of a band to the least-squares line through
+ * log power on log wavenumber. Valleys at one spacing are a bump on that line; real land's
+ * spacing varies and its spectrum has none. */
+static double comb_window(const float *h, size_t nx, size_t x0, size_t z0)
+{
+    double c[COMB_WIN][COMB_WIN]; /* 128 KiB */
+    double power[COMB_K1 + 1] = {0}, hann[COMB_WIN];
+    for (size_t n = 0; n < COMB_WIN; n++)
+        hann[n] = 0.5 - 0.5 * cos(2.0 * COMB_PI * (double)n / (COMB_WIN - 1));
+    for (size_t j = 0; j < COMB_WIN; j++)
+        for (size_t i = 0; i < COMB_WIN; i++) {
+            /* The window's border samples take their inner neighbour's curvature. */
+            const size_t jj = j == 0 ? 1 : j == COMB_WIN - 1 ? COMB_WIN - 2 : j;
+            const size_t ii = i == 0 ? 1 : i == COMB_WIN - 1 ? COMB_WIN - 2 : i;
+            const float *p = h + (z0 + jj) * nx + x0 + ii;
+            c[j][i] = (double)p[-1] + p[1] + p[-(ptrdiff_t)nx] + p[nx] - 4.0 * p[0];
+        }
+    for (int across = 0; across < 2; across++)
+        for (size_t line = 0; line < COMB_WIN; line++) {
+            double v[COMB_WIN], mean = 0;
+            for (size_t n = 0; n < COMB_WIN; n++)
+                mean += v[n] = across ? c[n][line] : c[line][n];
+            mean /= COMB_WIN;
+            for (size_t n = 0; n < COMB_WIN; n++)
+                v[n] = (v[n] - mean) * hann[n];
+            for (int k = COMB_K0; k <= COMB_K1; k++) {
+                double re = 0, im = 0;
+                for (size_t n = 0; n < COMB_WIN; n++) {
+                    const double a = 2.0 * COMB_PI * k * (double)n / COMB_WIN;
+                    re += v[n] * cos(a);
+                    im -= v[n] * sin(a);
+                }
+                power[k] += re * re + im * im;
+            }
+        }
+    double band_p[COMB_BINS] = {0}, band_lk[COMB_BINS] = {0};
+    int count[COMB_BINS] = {0};
+    const double lk0 = log(COMB_K0), span = log(COMB_K1) - lk0;
+    for (int k = COMB_K0; k <= COMB_K1; k++) {
+        int b = (int)(COMB_BINS * (log(k) - lk0) / (span + 1e-9));
+        b = b > COMB_BINS - 1 ? COMB_BINS - 1 : b;
+        band_p[b] += power[k];
+        band_lk[b] += log(k);
+        count[b]++;
+    }
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, x[COMB_BINS], y[COMB_BINS];
+    for (int b = 0; b < COMB_BINS; b++) {
+        x[b] = band_lk[b] / count[b];
+        y[b] = log(band_p[b] / count[b]);
+        sx += x[b], sy += y[b], sxx += x[b] * x[b], sxy += x[b] * y[b];
+    }
+    const double slope = (COMB_BINS * sxy - sx * sy) / (COMB_BINS * sxx - sx * sx);
+    const double icept = (sy - slope * sx) / COMB_BINS;
+    double top = -INFINITY;
+    for (int b = 0; b < COMB_BINS; b++)
+        if (y[b] - (icept + slope * x[b]) > top) top = y[b] - (icept + slope * x[b]);
+    return exp(top);
+}
+
+/* The comb measure: the median of comb_window over windows of COMB_WIN^2 samples overlapping
+ * by half; NaN on a grid smaller than one window. */
+static double comb_peak(const trn_field *f)
+{
+    const size_t nx = (size_t)f->cells_x + 1u, nz = (size_t)f->cells_z + 1u;
+    double peaks[1024];
+    size_t n = 0;
+    for (size_t z0 = 0; z0 + COMB_WIN <= nz; z0 += COMB_WIN / 2)
+        for (size_t x0 = 0; x0 + COMB_WIN <= nx && n < 1024; x0 += COMB_WIN / 2)
+            peaks[n++] = comb_window(f->heights, nx, x0, z0);
+    if (!n) return NAN;
+    qsort(peaks, n, sizeof *peaks, cmp_double);
+    return n % 2 ? peaks[n / 2] : 0.5 * (peaks[n / 2 - 1] + peaks[n / 2]);
+}
 
 /* The fingerprints of the whole surface and the drainage figures of its dry ground (samples
  * under published water as no data, as bench_realism and tests/test_preset_realism.c). */
@@ -56,6 +147,7 @@ static bool measure(const trn_recipe *r, figures *f)
     CHECK_OK(s);
     f->axis45 = st.axis45_ratio;
     f->periodic = st.periodic_curvature_ratio;
+    f->comb = comb_peak(&g.field);
     const size_t n = trn_field_sample_count(&g.field);
     trn_field dry = g.field;
     dry.heights = malloc(n * sizeof *dry.heights);
@@ -94,13 +186,15 @@ static void check_recipe(const example_limits *x, trn_recipe *r0)
     trn_recipe r = *r0;
     figures f;
     if (measure(&r, &f)) {
-        fprintf(stderr, "  %s (%u^2): 45-degree aspects %.3f, periodic curvature %.2f, %.2f%% "
-                        "in depressions, b %.3f\n",
-                x->name, r.cells_x + 1u, f.axis45, f.periodic, 100.0 * f.depressions, f.b);
+        fprintf(stderr,
+                "  %s (%u^2): 45-degree aspects %.3f, periodic curvature %.2f, %.2f%% "
+                "in depressions, b %.3f, comb %.3f\n",
+                x->name, r.cells_x + 1u, f.axis45, f.periodic, 100.0 * f.depressions, f.b, f.comb);
         CHECK(f.axis45 <= x->axis45_max);
         CHECK(f.periodic <= x->periodic_max);
         CHECK(f.depressions < x->depressions_max);
         CHECK(f.b >= x->b_min && f.b <= x->b_max);
+        if (x->comb_max > 0) CHECK(f.comb <= x->comb_max);
     }
     trn_recipe_dispose(r0);
 }
@@ -157,7 +251,7 @@ static void test_project(void)
     CHECK_OK(s);
     if (!s) {
         CHECK(r.landform_count >= 1 && r.landforms[0].evolution != NULL);
-        const example_limits x = {"world.scene.json", 1.08, 2.0, 0.03, 0.38, 0.58};
+        const example_limits x = {"world.scene.json", 1.08, 2.0, 0.03, 0.38, 0.58, 0};
         check_recipe(&x, &r);
     }
     free(scene);
@@ -182,11 +276,46 @@ static void test_measure_fails(void)
     trn_recipe_dispose(&r);
 }
 
+/* The comb measure fails what it should: the hills example's evolution run four times as long
+ * (dt 20000, as it was) reaches the steady state of its uniform uplift, where creep against
+ * incision sets one valley spacing, and its one patch of strong rock stands as an escarpment
+ * combed by gullies at that spacing (1.61 against the limit 1.4). */
+static void test_comb_fails(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
+    trn_recipe r;
+    trn_error e;
+    CHECK_OK(trn_recipe_read(path, &r, NULL, &e));
+    char *at = r.landform_count >= 1 && r.landforms[0].evolution
+                   ? strstr(r.landforms[0].evolution, "\"dt\":5000,")
+                   : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        const char *tail = at + strlen("\"dt\":5000,");
+        char *longer = malloc(strlen(r.landforms[0].evolution) + 2u);
+        CHECK(longer != NULL);
+        if (longer) {
+            snprintf(longer, strlen(r.landforms[0].evolution) + 2u, "%.*s\"dt\":20000,%s",
+                     (int)(at - r.landforms[0].evolution), r.landforms[0].evolution, tail);
+            free(r.landforms[0].evolution);
+            r.landforms[0].evolution = longer;
+            figures f;
+            if (measure(&r, &f)) {
+                fprintf(stderr, "  hills.json at dt 20000: comb %.3f\n", f.comb);
+                CHECK(f.comb > EXAMPLES[0].comb_max);
+            }
+        }
+    }
+    trn_recipe_dispose(&r);
+}
+
 int main(void)
 {
     RUN(test_examples);
     RUN(test_dem_level);
     RUN(test_project);
     RUN(test_measure_fails);
+    RUN(test_comb_fails);
     return trn_test_finish();
 }

@@ -89,6 +89,54 @@ static double edge_step(const trn_field *f)
     return (s[1] / (double)c[1] - s[0] / (double)c[0]) / (hi - lo);
 }
 
+/* The texture of the land along the edge against the land just inside it: for each edge, the
+ * mean height difference between neighbouring samples along the outer 2 lines over that along
+ * lines 2-23 from it; the least of the four edges. An edge column looks like any interior
+ * column at about 1; a flat band along the edge (a border held as base level, which the land
+ * beside it ramps down to smoothly) is well under: on their own grids the building site 0.52 and
+ * the river valley 0.48 with their borders following the land down; 1.08 and 0.98 with an open
+ * border. */
+static double edge_texture(const trn_field *f)
+{
+    const uint32_t nx = f->cells_x + 1u, nz = f->cells_z + 1u;
+    const float *h = f->heights;
+    double least = INFINITY;
+    for (int e = 0; e < 4; e++) {
+        /* Edge e (north, south, west, east): line d from it runs along u = 0..len-1. */
+        const uint32_t len = e < 2 ? nx : nz;
+        double s[2] = {0, 0};
+        size_t c[2] = {0, 0};
+        for (uint32_t d = 0; d < 24; d++)
+            for (uint32_t u = 0; u + 1u < len; u++) {
+                size_t a, b;
+                if (e < 2) {
+                    const uint32_t j = e == 0 ? d : nz - 1u - d;
+                    a = (size_t)j * nx + u;
+                    b = a + 1u;
+                } else {
+                    const uint32_t i = e == 2 ? d : nx - 1u - d;
+                    a = (size_t)u * nx + i;
+                    b = a + nx;
+                }
+                s[d >= 2] += fabs((double)h[b] - (double)h[a]);
+                c[d >= 2]++;
+            }
+        const double r = (s[0] / (double)c[0]) / (s[1] / (double)c[1]);
+        least = r < least ? r : least;
+    }
+    return least;
+}
+
+/* No flat band along the edge (edge_texture at least 0.7): checked on the presets that evolve
+ * on an open border (the building site, the river valley). Those on border outlets stand at
+ * 0.48-0.59 (rolling hills, basin, plateau), the island's edge is sea floor. */
+static void check_edge_texture(const char *name, const trn_generated *g)
+{
+    const double t = edge_texture(&g->field);
+    fprintf(stderr, "  %s: edge texture %.2f\n", name, t);
+    CHECK(t >= 0.7);
+}
+
 /* The evolved presets on their own grids: no grid fingerprints (slopes facing multiples of 45
  * degrees at most 1.08 times chance, periodic curvature at most 2 times a shuffled profile)
  * and, with base level only where valleys meet the edge, no gutter or rim along it. Measured
@@ -125,6 +173,8 @@ static void check_drains(const char *name, const trn_recipe *r, int evolved)
         fprintf(stderr, "%s: %s\n", name, e.message);
         return;
     }
+    if (strstr(name, "building-site") || strstr(name, "drainage-river"))
+        check_edge_texture(name, &g);
     trn_terrain_stats st;
     if (dry_stats(&g, &st)) {
         const bool ok = st.depression_fraction < DEPRESSIONS_MAX && st.area_exponent >= B_MIN &&
@@ -181,7 +231,7 @@ static void test_examples(void)
 /* The three presets that once kept their noise's shape (building site, plateau, island)
  * drain like real land on their own grids and leave no grid fingerprint (slopes facing multiples
  * of 45 degrees at most 1.08 times chance, periodic curvature at most twice a shuffled profile)
- * and (the plateau and the island) no gutter or rim along the edge (before their Stream Power
+ * and no gutter or rim along the edge (before their Stream Power
  * nodes: 3-16% of the dry ground in hollows, b 0.59-1.18, the building site's axis-aligned pad
  * 1.56 times chance). The dunes are wind-blown sand with no river network, so the drainage
  * exponent does not apply to them: tests/test_dunes.c checks their shape. */
@@ -197,10 +247,7 @@ static void test_drained_presets(void)
         trn_recipe r;
         trn_error e;
         CHECK_OK(trn_recipe_parse(text, strlen(text), ids[i], &r, NULL, &e));
-        /* The building site's border follows the land beside it (its edge falls 0.056 of the
-         * relief), so only the plateau's and island's are checked. */
-        const bool follows = strstr(ids[i], "building") != NULL;
-        check_drains(ids[i], &r, follows ? 2 : 1);
+        check_drains(ids[i], &r, 1);
         trn_recipe_dispose(&r);
     }
 }
@@ -756,8 +803,34 @@ static void test_coasts(void)
     trn_recipe_dispose(&r);
 }
 
+/* The valley round the foot of the plateau's mesa west of its outline's western corner (world
+ * z 1984-2368 m): on each row, the highest ground within 256 m of the west edge less the lowest
+ * 192-512 m from it, averaged over the rows, in metres. Through a 384 m falloff the toe of the
+ * mask's circle about that corner met the flat lowland with a sharp bend and the evolution
+ * gathered the escarpment's water into a valley running round it, a ring in the lowland:
+ * 30.0 m on the default grid (version 7); 15.2 m through the 640 m falloff (version 8). */
+static double plateau_west_moat(const trn_field *f)
+{
+    const uint32_t nx = f->cells_x + 1u;
+    const double dx = f->size_x / f->cells_x, dz = f->size_z / f->cells_z;
+    double sum = 0;
+    int rows = 0;
+    for (uint32_t j = (uint32_t)ceil(1984.0 / dz); j * dz <= 2368.0 && j <= f->cells_z; j++) {
+        double ridge = -INFINITY, moat = INFINITY;
+        for (uint32_t i = 0; i * dx <= 512.0 && i < nx; i++) {
+            const double h = f->heights[(size_t)j * nx + i];
+            if (i * dx <= 256.0 && h > ridge) ridge = h;
+            if (i * dx >= 192.0 && h < moat) moat = h;
+        }
+        sum += ridge - moat;
+        rows++;
+    }
+    return rows ? sum / rows : NAN;
+}
+
 /* The plateau's cap rock is a gently rolling surface, not a plane: version 6 levelled 41% of
- * the ground above 244 m to under 0.1 degrees (84% at 1025^2), version 7 0.2%. */
+ * the ground above 244 m to under 0.1 degrees (84% at 1025^2), version 7 0.2%. No ring valley
+ * round the mesa's foot in the west lowland (plateau_west_moat under 22 m). */
 static void test_plateau_cap(void)
 {
     const char *text = trn_builtin_preset_text("builtin://terrain/plateau");
@@ -779,6 +852,9 @@ static void test_plateau_cap(void)
         fprintf(stderr, "plateau: %zu cap samples, %.3f under 0.1 degrees\n", cap, share);
     CHECK(cap > 500);
     CHECK(share < 0.05);
+    const double moat = plateau_west_moat(f);
+    fprintf(stderr, "  plateau: the valley round the mesa's west foot %.1f m deep\n", moat);
+    CHECK(moat < 22.0);
     trn_generated_dispose(&g);
     trn_recipe_dispose(&r);
 }

@@ -62,17 +62,17 @@ static const struct {
     double size;    /* metres across: real-world extents since the next versions */
     uint32_t cells; /* default cells a side: a few metres to 50 m, so every biome shows */
 } golden[] = {
-    {"builtin://terrain/flat-building-site", 0x24794c8a826dd9a6ull, 0x66d4d22696de2b50ull, 4, 512,
+    {"builtin://terrain/flat-building-site", 0x23bcccd8a439bb34ull, 0x6c75269d5b86a4b4ull, 5, 512,
      64},
     {"builtin://terrain/desert-dunes", 0x3f6ea7bf83ff8d02ull, 0x88acdc6a685847e8ull, 6, 2048, 512},
     {"builtin://terrain/rolling-hills", 0xd8c647cc21421151ull, 0xe9b85c7f41b14b6aull, 6, 2048, 256},
     {"builtin://terrain/mountain-range", 0xd49373da15e74adcull, 0x4c192b0d2428c89dull, 14, 12800,
      256},
     {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 9, 4096, 256},
-    {"builtin://terrain/plateau", 0x53c9729066420466ull, 0xbdcb3783aae9bfc0ull, 7, 4096, 128},
+    {"builtin://terrain/plateau", 0x4285c1327043ea5full, 0x489251ee18cf0dc8ull, 8, 4096, 128},
     {"builtin://terrain/coastal-island", 0x53671dbb372b3d56ull, 0x168f4ea4a06f0c6eull, 9, 8192,
      256},
-    {"builtin://terrain/drainage-river", 0xb912b1c34bfc1513ull, 0x063faf21e5e58bbfull, 7, 2048,
+    {"builtin://terrain/drainage-river", 0xef7200e0a9aff840ull, 0xaf18d4d12e6a9ae0ull, 8, 2048,
      128},
 };
 

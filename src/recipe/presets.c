@@ -116,15 +116,30 @@
  * wiggles up to 1.1 and 1.0 km (were 1.8 and 1.5): one wiggle on each 2.3 km side of the
  * seven-point outline left the coast and the hills' edge a heptagon of long straight sides at
  * 1025^2; now bays and headlands break every side (the shelf's outline is as it was: warped
- * finer, its sea floor turned rough and the island square). The mountain range's next version
- * (14) evolves with four times the node's default erodibility against twice its uplift: valley
- * spacing goes with creep over incision, so with creep as it was its valleys start within a
- * few hundred metres of every divide, where long smooth faces stood between widely spaced
- * valleys (at 30 m cells beside the San Gabriel SRTM: power spectrum slope -4.51 -> -3.41, the
- * DEM's -3.77 over the same 12.8 km; channels per km^2 of land draining 0.1 km^2 1.77 -> 1.98,
- * the DEM's 1.93); its noise stands 1400 m instead of 1550 (1250 m of relief, the low end of
- * the DEM's 12.8 km windows) so its median slope stays at 25 degrees (27.5 at 1550 m), and
- * the snow and alpine meadow lines come down with it. */
+ * finer, its sea floor turned rough and the island square). The building site's and the river
+ * valley's next versions (5, 8) evolve on an open border (the land runs on past the map's edge
+ * and the run is cut back to it): with the border as base level following the land down, the
+ * land beside every edge ramped smoothly down to it, a flat band 6-12 samples wide along each
+ * edge at 1025^2 (the mean height difference along an edge's outer 2 lines 0.43-0.66 of that
+ * along the next 22; now 0.84-1.10). The building site's evolution reads m = 0.45 (was 0.5), which
+ * keeps its drainage-area exponent in the range of real networks on the open border (0.60 at 0.5,
+ * 0.54 at 0.45). The river valley's River Route lays a 16 m channel 2.5 m deep (was 24 m, 4 m):
+ * the wider bed, flat across, cut its walls back into the evolved V-shaped valley's sides, so the
+ * river read as a trench with steep walls rather than a stream in the valley's bottom (2 m deep,
+ * its water stood above a dry bank sample on the default grid). The plateau's next version (8)
+ * raises its mesa through a 640 m falloff (was 384 m): the mask's falloff beyond the outline's
+ * western corner is a circle about it, and its toe met the flat lowland there with a sharp bend,
+ * so the evolution gathered the water off the escarpment into a valley running round the mesa's
+ * foot, with a smooth ridge outside it: a ring drawn in the lowland west of the mesa (along the
+ * 1025^2 map's row 460 the valley stood 43 m below that ridge, now 10 m). The mountain range's next
+ * version (14) evolves with four times the node's default erodibility against twice its uplift,
+ * through rock patches of 1.5 km (were 2): valley spacing goes with creep over incision, so with
+ * creep as it was its valleys start within a few hundred metres of every divide, where long
+ * smooth faces stood between widely spaced valleys (at 30 m cells beside the San Gabriel SRTM:
+ * power spectrum slope -4.51 -> -3.68, the DEM's -3.77 over the same 12.8 km; valley axes per
+ * km 2.44 -> 2.90, the DEM's 2.70); its noise stands 1400 m instead of 1550 (1250 m of relief,
+ * the low end of the DEM's 12.8 km windows) so its median slope stays near 25 degrees (24.4;
+ * 27.5 at 1550 m), and the snow and alpine meadow lines come down with it. */
 
 typedef struct builtin {
     const char *id;
@@ -140,7 +155,7 @@ static const builtin builtins[] = {
      "at 10 m by a polygon mask on a low embankment) in gently undulating ground with 12 m "
      "of relief over a 512 m site, drained by shallow branching swales that run around it: "
      "gravel on the embankment and steep banks, grass around. A site to build on.",
-     4,
+     5,
      "{\"size\": [512, 512], \"resolution\": [64, 64], \"seed\": 101, \"sea_level\": -40, "
      "\"default_landform\": \"level\", \"landforms\": {\"level\": {\"height_variation\": "
      "12, \"feature_size\": 320, \"roughness\": 0.45, \"octaves\": 6}}, \"default_biome\": "
@@ -157,7 +172,8 @@ static const builtin builtins[] = {
      "120 m rectangle turned 16 degrees, with a 16 m falloff (the embankment). Level pad "
      "blends the ground toward the pad, then Evolve (Stream Power: incision against creep "
      "over 40 steps, read at a 30 m reference cell on a grid of 2 m cells whatever the "
-     "output grid, uplift following the ground so its shape stays) gives the ground "
+     "output grid, uplift following the ground so its shape stays, the land running on "
+     "past the map's edge as if the site were cut from a larger one) gives the ground "
      "shallow branching swales that run around the raised pad, Soften rounds them with "
      "light droplet erosion, Relevel sets the plot exactly flat again and Drain fills what "
      "is left of the hollows against the embankment (flat, as silt would), so every drop "
@@ -174,8 +190,9 @@ static const builtin builtins[] = {
      "\"ground\"}, \"b\": {\"node\": \"pad_level\"}, \"mask\": {\"node\": "
      "\"pad_outline\"}}}, {\"id\": \"evolve\", \"type\": \"stream_power\", \"position\": "
      "[720, 0], \"params\": {\"reference_cell\": 30, \"evolution_cell\": 2, "
-     "\"fine_steps\": 2, \"steps\": 40, \"m\": 0.5, \"uplift_shape\": \"input\", "
-     "\"relief\": \"input\"}, \"inputs\": {\"field\": {\"node\": \"level_pad\"}}}, "
+     "\"fine_steps\": 2, \"steps\": 40, \"m\": 0.45, \"uplift_shape\": \"input\", "
+     "\"relief\": \"input\", \"border\": \"open\"}, \"inputs\": {\"field\": {\"node\": "
+     "\"level_pad\"}}}, "
      "{\"id\": \"soften\", \"type\": \"erosion\", \"position\": [960, 0], \"params\": "
      "{\"droplet_density\": 0.2, \"erosion_rate\": 0.15, \"deposition_rate\": 0.3, "
      "\"thermal_strength\": 0.25, \"talus_angle\": 30}, \"inputs\": {\"field\": {\"node\": "
@@ -454,7 +471,7 @@ static const builtin builtins[] = {
      "edges, the cap rock a gently rolling surface with the shallow heads of their valleys: "
      "grassland on the cap rock, cliffs and scree on the canyon walls and sides and steppe "
      "on the lowland around it.",
-     7,
+     8,
      "{\"size\": [4096, 4096], \"resolution\": [128, 128], \"seed\": 606, \"sea_level\":"
      " -800, \"default_landform\": \"lowland\", \"landforms\": {\"lowland\": {\"height_v"
      "ariation\": 144, \"feature_size\": 2880, \"roughness\": 0.4, \"octaves\": 4, \"war"
@@ -470,7 +487,9 @@ static const builtin builtins[] = {
      "params\": {\"text\": \"Shape: Lowland is fbm noise (144 m of relief, 2.9 km featur"
      "es) for the ground around, over a 4 km square. Table top is gently rolling rock fr"
      "om 300 m up (40 m of relief). Mesa outline is a concave polygon mask about 2.6 km "
-     "across with a 384 m falloff, its edge warped up to 400 m in wiggles up to 800 m lo"
+     "across with a 640 m falloff (a toe gentle enough that the water off the mesa runs "
+     "out across the lowland, not round its foot), its edge warped up to 400 m in wiggles "
+     "up to 800 m lo"
      "ng into spurs and bays, so no straight side of the polygon is left; Raise mesa ble"
      "nds the lowland toward the table top through it. Evolve (Stream Power over 40 shor"
      "t steps on a grid of 16 m cells whatever the output grid, read at a 60 m reference"
@@ -494,7 +513,7 @@ static const builtin builtins[] = {
      "ze\": 1600, \"roughness\": 0.45, \"octaves\": 5}}, {\"id\": \"mesa_outline\", \"ty"
      "pe\": \"polygon_mask\", \"position\": [240, 200], \"params\": {\"points\": [[960, "
      "896], [2688, 704], [3328, 1472], [3072, 2304], [2240, 2176], [1984, 3200], [1024, "
-     "3072], [768, 1920]], \"falloff\": 384, \"edge_warp\": 400, \"edge_warp_size\": 800"
+     "3072], [768, 1920]], \"falloff\": 640, \"edge_warp\": 400, \"edge_warp_size\": 800"
      "}, \"inputs\": {\"field\": {\"node\": \"lowland\"}}}, {\"id\": \"raise_mesa\", \"t"
      "ype\": \"height_blend\", \"position\": [480, 0], \"params\": {\"amount\": 1}, \"in"
      "puts\": {\"a\": {\"node\": \"lowland\"}, \"b\": {\"node\": \"table_top\"}, \"mask"
@@ -634,9 +653,9 @@ static const builtin builtins[] = {
      "A valley carved along a bending path across eroded hills 2 km across whose side "
      "streams join it through a branching network (landscape evolution), with a River "
      "Route traced down its drainage from the middle of the valley to the terrain's edge "
-     "(a 24 m channel holding 1.5 m of water): river bed under the water, wet banks beside "
-     "it, grass above and rock on steep valley sides.",
-     7,
+     "(a 16 m channel holding 1.2 m of water, in the valley's bottom): river bed under the "
+     "water, wet banks beside it, grass above and rock on steep valley sides.",
+     8,
      "{\"size\": [2048, 2048], \"resolution\": [128, 128], \"seed\": 539, \"sea_level\": "
      "0, \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"base_height\": 50, "
      "\"height_variation\": 175, \"feature_size\": 1440, \"roughness\": 0.4, \"octaves\": "
@@ -657,7 +676,8 @@ static const builtin builtins[] = {
      "1. Evolve then runs landscape evolution (Stream Power) over the carved ground: rock "
      "uplift against river incision and hillslope creep, read at a 60 m reference cell, on "
      "a grid of 8 m cells (257 x 257 samples) whatever the output grid, stretched back to "
-     "the input's height range, so side streams join the valley through a branching "
+     "the input's height range, with the land running on past the map's edge (an open "
+     "border: no gutter or rim frames it), so side streams join the valley through a branching "
      "network, with sediment laid down where slopes drop (deposition 0.5), which grades the "
      "valley floor downstream; pools left on it are filled (lakes fill) so the River "
      "Route runs on to the edge.\"}}, {\"id\": \"hills\", \"type\": \"noise_terrain\", "
@@ -676,18 +696,21 @@ static const builtin builtins[] = {
      "\"b\": {\"node\": \"valley_floor\"}, \"mask\": {\"node\": \"river_course\"}}}, "
      "{\"id\": \"evolve\", \"type\": \"stream_power\", \"position\": [720, 0], \"params\": "
      "{\"reference_cell\": 60, \"evolution_cell\": 8, \"fine_steps\": 2, \"steps\": 100, "
-     "\"relief\": \"input\", \"lakes\": \"fill\", \"deposition\": 0.5}, \"inputs\": "
+     "\"relief\": \"input\", \"lakes\": \"fill\", \"deposition\": 0.5, \"border\": "
+     "\"open\"}, \"inputs\": "
      "{\"field\": {\"node\": "
      "\"carve_valley\"}}}, {\"id\": \"drainage\", \"type\": \"drainage\", \"position\": "
      "[960, 200], \"inputs\": {\"field\": {\"node\": \"evolve\", \"pin\": \"field\"}}}, "
      "{\"id\": \"about_water\", \"type\": \"comment\", \"position\": [1200, -200], "
      "\"params\": {\"text\": \"Water: Drainage of the carved valley guides River Route "
      "from its source in the middle of the valley along nonascending ground to the "
-     "terrain's edge: a 24 m channel 4 m deep holding 1.5 m of water. Its water goes to "
+     "terrain's edge: a 16 m channel 2.5 m deep holding 1.2 m of water, narrow and shallow "
+     "enough to lie in the bottom of the evolved valley (a 24 m bed 4 m deep cut its walls "
+     "back into a trench). Its water goes to "
      "Biome Rules (bed and banks by distance) and to Terrain Output (the published "
      "river).\"}}, {\"id\": \"river\", \"type\": \"river_route\", \"position\": [1200, 0], "
-     "\"params\": {\"source_x\": 928, \"source_z\": 1184, \"channel_width\": 24, "
-     "\"channel_depth\": 4, \"water_depth\": 1.5}, \"inputs\": {\"drainage\": {\"node\": "
+     "\"params\": {\"source_x\": 928, \"source_z\": 1184, \"channel_width\": 16, "
+     "\"channel_depth\": 2.5, \"water_depth\": 1.2}, \"inputs\": {\"drainage\": {\"node\": "
      "\"drainage\", \"pin\": \"drainage\"}}}, {\"id\": \"about_appearance\", \"type\": "
      "\"comment\", \"position\": [1440, -200], \"params\": {\"text\": \"Appearance: Biome "
      "Rules gives a river bed under the water, wet banks within 30 m of it, grass above "
