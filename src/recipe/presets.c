@@ -131,8 +131,15 @@
  * western corner is a circle about it, and its toe met the flat lowland there with a sharp bend,
  * so the evolution gathered the water off the escarpment into a valley running round the mesa's
  * foot, with a smooth ridge outside it: a ring drawn in the lowland west of the mesa (along the
- * 1025^2 map's row 460 the valley stood 43 m below that ridge, now 10 m).
- */
+ * 1025^2 map's row 460 the valley stood 43 m below that ridge, now 10 m). The mountain range's next
+ * version (14) evolves with four times the node's default erodibility against twice its uplift,
+ * through rock patches of 1.5 km (were 2): valley spacing goes with creep over incision, so with
+ * creep as it was its valleys start within a few hundred metres of every divide, where long
+ * smooth faces stood between widely spaced valleys (at 30 m cells beside the San Gabriel SRTM:
+ * power spectrum slope -4.51 -> -3.68, the DEM's -3.77 over the same 12.8 km; valley axes per
+ * km 2.44 -> 2.90, the DEM's 2.70); its noise stands 1400 m instead of 1550 (1250 m of relief,
+ * the low end of the DEM's 12.8 km windows) so its median slope stays near 25 degrees (24.4;
+ * 27.5 at 1550 m), and the snow and alpine meadow lines come down with it. */
 
 typedef struct builtin {
     const char *id;
@@ -305,36 +312,39 @@ static const builtin builtins[] = {
      "\"type\": \"terrain_output\", \"position\": [960, 0], \"inputs\": {\"field\": "
      "{\"node\": \"biomes\"}}}]}}"},
     {"builtin://terrain/mountain-range", "Mountain range",
-     "A range of sharp peaks 12.8 km across with about 1400 m of relief running at 60 "
+     "A range of sharp peaks 12.8 km across with about 1250 m of relief running at 60 "
      "degrees, shaped by landscape evolution through rock of varied strength into ridges "
      "and steep V-shaped river valleys of varied spacing that branch and drain to the "
-     "edges, with tributary valleys of every smaller size cut into their sides, every pit "
+     "edges, with tributary valleys of every smaller size cut into their sides, densely "
+     "dissected so no long smooth face stands between them, every pit "
      "left breached so water "
      "reaches the edge: forest below, rock on the steep faces, alpine meadow higher "
      "up and snow on the summits.",
-     13,
+     14,
      "{\"size\": [12800, 12800], \"resolution\": [256, 256], \"seed\": 404, \"sea_level\": "
      "-100, \"default_landform\": \"range\", \"landforms\": {\"range\": {\"profile\": "
-     "\"ridged\", \"height_variation\": 1550, \"feature_size\": 11000, \"roughness\": 0.5, "
+     "\"ridged\", \"height_variation\": 1400, \"feature_size\": 11000, \"roughness\": 0.5, "
      "\"octaves\": 6, \"stretch\": 1.8, \"heading\": 60, \"warp_amplitude\": 1000, "
      "\"warp_feature_size\": 8000}}, \"default_biome\": \"forest\", \"biomes\": "
      "{\"forest\": {\"color\": [0.2, 0.38, 0.2, 1]}, \"alpine_meadow\": {\"color\": [0.5, "
      "0.6, 0.35, 1]}, \"rock\": {\"color\": [0.45, 0.43, 0.42, 1]}, \"snow\": {\"color\": "
      "[0.95, 0.96, 0.98, 1]}}, \"rules\": [{\"id\": \"summits\", \"biome\": \"snow\", "
-     "\"priority\": 40, \"elevation\": [1060, 10000], \"blend\": 70}, {\"id\": \"faces\", "
+     "\"priority\": 40, \"elevation\": [960, 10000], \"blend\": 65}, {\"id\": \"faces\", "
      "\"biome\": \"rock\", \"priority\": 30, \"slope\": [35, 90]}, {\"id\": \"alpine\", "
-     "\"biome\": \"alpine_meadow\", \"priority\": 20, \"elevation\": [800, 10000], "
-     "\"blend\": 70}], \"graph\": {\"format_version\": 1, \"output\": \"output\", "
+     "\"biome\": \"alpine_meadow\", \"priority\": 20, \"elevation\": [720, 10000], "
+     "\"blend\": 65}], \"graph\": {\"format_version\": 1, \"output\": \"output\", "
      "\"nodes\": [{\"id\": \"about_shape\", \"type\": \"comment\", \"position\": [0, "
-     "-200], \"params\": {\"text\": \"Shape: Range is ridged noise (sharp crests), 1550 m "
+     "-200], \"params\": {\"text\": \"Shape: Range is ridged noise (sharp crests), 1400 m "
      "of relief over 12.8 km, 11 km features, 6 octaves, stretched 1.8 times along heading "
      "60 degrees so the ridges line up into a range, with a 1 km domain warp. Evolve is "
      "landscape evolution (Stream Power): rock uplift, the same over the whole range, "
-     "against river incision (area exponent m 0.4: river profiles a little less concave "
+     "against river incision (erodibility four times the node's default against twice its "
+     "uplift: rivers cut fast against hillslope creep, so valleys start within a few hundred "
+     "metres of every divide and branch densely; area exponent m 0.4: river profiles a little less concave "
      "than at 0.5, so the trunk valleys keep their fall and the peaks stand high over them) "
      "and hillslope creep over 100 steps, "
      "through rock of varied strength (erodibility a quarter to four times the mean in "
-     "patches about 2 km across, so valleys find the weak rock and their spacing varies "
+     "patches about 1.5 km across, so valleys find the weak rock and their spacing varies "
      "instead of repeating one width; hillslope creep is slowest in the weakest rock and "
      "fastest in the strongest, so the spacing of side valleys varies further, from tight "
      "gullies to broad spurs, at the same relief), "
@@ -357,14 +367,15 @@ static const builtin builtins[] = {
      "along the paths water takes, then relaxes slopes steeper than 38 degrees. Drain breaches "
      "the pits the droplets leave (a shallow notch through each rim), so every sample drains "
      "to the edge at any output size.\"}}, {\"id\": \"range\", \"type\": \"noise_terrain\", \"position\": [0, 0], "
-     "\"params\": {\"profile\": \"ridged\", \"height_variation\": 1550, \"feature_size\": "
+     "\"params\": {\"profile\": \"ridged\", \"height_variation\": 1400, \"feature_size\": "
      "11000, \"roughness\": 0.5, \"octaves\": 6, \"stretch\": 1.8, \"heading\": 60, "
      "\"warp_amplitude\": 1000, \"warp_feature_size\": 8000}}, {\"id\": \"evolve\", "
      "\"type\": \"stream_power\", \"position\": [240, 0], \"params\": {\"reference_cell\": "
      "60, \"evolution_cell\": 50, \"fine_steps\": 2, \"steps\": 100, \"m\": 0.4, "
+     "\"uplift\": 0.002, \"erodibility\": 0.0002, "
      "\"relief\": \"input\", \"border\": \"outlets\", "
      "\"deposition\": 0.5, \"diffusion\": 0.1, \"rock_variation\": 2, "
-     "\"rock_feature_size\": 2000, \"rock_creep\": -1, \"cascade_steps\": 6}, \"inputs\": {\"field\": "
+     "\"rock_feature_size\": 1500, \"rock_creep\": -1, \"cascade_steps\": 6}, \"inputs\": {\"field\": "
      "{\"node\": \"range\"}}}, "
      "{\"id\": \"erosion\", \"type\": \"erosion\", \"position\": [720, 0], "
      "\"params\": {\"iterations\": 1, \"droplet_density\": 0.25, \"lifetime\": 12, "
@@ -373,8 +384,8 @@ static const builtin builtins[] = {
      "[840, 200], \"inputs\": {\"field\": {\"node\": \"erosion\", \"pin\": \"field\"}}}, "
      "{\"id\": \"about_appearance\", \"type\": \"comment\", \"position\": [960, -200], "
      "\"params\": {\"text\": \"Appearance: Biome Rules gives forest below, alpine meadow "
-     "above 800 m, rock on faces steeper than 35 degrees and snow on the summits above 1060 "
-     "m (both bands blended over 70 m).\"}}, {\"id\": \"biomes\", \"type\": "
+     "above 720 m, rock on faces steeper than 35 degrees and snow on the summits above 960 "
+     "m (both bands blended over 65 m).\"}}, {\"id\": \"biomes\", \"type\": "
      "\"biome_rules\", \"position\": [960, 0], \"inputs\": {\"field\": {\"node\": "
      "\"drain\"}}}, {\"id\": \"about_output\", \"type\": \"comment\", \"position\": [1200, "
      "-200], \"params\": {\"text\": \"Output: Terrain Output publishes the eroded range. "
