@@ -228,11 +228,12 @@ static void sp_free(sp_state *s)
     free(s->wall_in);
 }
 
-/* ---- Passes on threads: a region per pass, or a crew held through a small grid's run ----
+/* ---- Passes on threads: a crew held through the run, or a region per pass ----
  *
  * Each pass that splits is a job, fn(s, arg, tid, nt): thread tid of nt does its share (rows,
- * samples or the stack's pieces), and any split gives the same bytes. Large grids run a job in
- * a parallel region of its own. On small grids a region per pass cost more than the work (a
+ * samples or the stack's pieces), and any split gives the same bytes. MFD runs a job in a
+ * parallel region of its own; the others hold a crew (large grids: see sp_crew_size and
+ * sp_crew_check). On small grids a region per pass cost more than the work (a
  * step runs about fourteen; with waiting threads asleep, as the command line sets them, each is
  * a round of wake-ups: 100 steps on 257^2 took 1.3x longer on two threads than on one), so
  * there the run holds a crew: the caller's thread runs the steps and posts each job to the
@@ -261,8 +262,10 @@ typedef struct sp_crew {
     atomic_int joined; /* helpers that have joined */
     unsigned owed;     /* the caller's count of shares posted to helpers */
     atomic_int sleepers;
+    atomic_long spin;   /* how long a wait spins before it sleeps, ns (0: sleeps at once) */
     bool solo;          /* the caller runs the jobs alone for now */
     bool asked;         /* an explicit thread count: never alone */
+    bool large;         /* a large grid's run: never alone, waits sleep at once when busy */
     pthread_mutex_t lock;
     pthread_cond_t wake;
 } sp_crew;
@@ -283,17 +286,18 @@ static long sp_now_ns(void)
     return (long)t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
-/* Waits until the counter *word reaches target: spins up to SP_SPIN_NS, then sleeps until
+/* Waits until the counter *word reaches target: spins up to c->spin ns, then sleeps until
  * sp_crew_add wakes it. */
 static void sp_crew_wait(sp_crew *c, atomic_uint *word, unsigned target)
 {
+    const long spin = atomic_load_explicit(&c->spin, memory_order_relaxed);
     long t0 = 0;
     for (unsigned i = 0;; i++) {
         if ((int)(atomic_load_explicit(word, memory_order_acquire) - target) >= 0) return;
         if ((i & 63u) == 63u) {
             const long t = sp_now_ns();
             if (!t0) t0 = t;
-            else if (t - t0 > SP_SPIN_NS) break;
+            else if (t - t0 > spin) break;
         }
         sp_relax();
     }
@@ -340,6 +344,7 @@ static bool sp_crew_init(sp_crew *c, int most)
     atomic_init(&c->done, 0u);
     atomic_init(&c->joined, 0);
     atomic_init(&c->sleepers, 0);
+    atomic_init(&c->spin, SP_SPIN_NS);
     c->most = most < SP_CREW_MOST ? most : SP_CREW_MOST;
     if (pthread_mutex_init(&c->lock, NULL) != 0) return false;
     if (pthread_cond_init(&c->wake, NULL) != 0) {
@@ -394,10 +399,20 @@ static void sp_crew_quit(sp_crew *c)
 
 /* Every SP_CREW_CHECK steps of a default run: while a task waits for a core (other programs
  * started), the caller runs the jobs alone, since a helper that shares its core waits a time
- * slice at every job (the crew's own threads count as running: a spinning helper is). */
+ * slice at every job (the crew's own threads count as running: a spinning helper is). A large
+ * grid's crew keeps its helpers (a job there is milliseconds, the helper's share is worth its
+ * wait for a core, as a parallel region's threads' was) and checks every step (a step is tens
+ * of milliseconds, the check microseconds): while a task waits for a core its waits sleep at
+ * once, as OpenMP's passive threads do, since a spin would take the time slice the thread
+ * being waited for needs. */
 #define SP_CREW_CHECK 8u
 static void sp_crew_check(sp_crew *c, uint32_t step)
 {
+    if (c->large) {
+        atomic_store_explicit(&c->spin, SP_IDLE_CORES() < 0 ? 0L : SP_SPIN_NS,
+                              memory_order_relaxed);
+        return;
+    }
     if (c->asked || step % SP_CREW_CHECK) return;
     c->solo = SP_IDLE_CORES() < 0;
 }
@@ -440,14 +455,19 @@ static int sp_par_threads(const sp_state *s)
 #endif
 }
 
-/* The crew's threads for a run of its own (1: none): small grids, not MFD, not already in a
- * parallel region; the threads asked for, or by default no more than the cores free now. */
+/* The crew's threads for a run of its own (1: none): not MFD, not already in a parallel
+ * region; the threads asked for, or on a large grid OpenMP's count (the crew took the place of
+ * a parallel region per job there: 20 steps on 1025^2 open 300, and each one's start and end
+ * woke a sleeping thread, 30-50 us apiece, a tenth of the run on two threads), or on a small
+ * one by default no more than the cores free now. */
 static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, bool mfd)
 {
 #ifdef _OPENMP
-    if (s->n >= SP_PARALLEL_MIN_SAMPLES || mfd || omp_in_parallel()) return 1;
+    if (mfd || omp_in_parallel()) return 1;
     if (p->threads > 0) return p->threads < SP_CREW_MOST ? p->threads : SP_CREW_MOST;
-    const long most = omp_get_max_threads(), idle = SP_IDLE_CORES();
+    const long most = omp_get_max_threads();
+    if (s->n >= SP_PARALLEL_MIN_SAMPLES) return most < SP_CREW_MOST ? (int)most : SP_CREW_MOST;
+    const long idle = SP_IDLE_CORES();
     if (most < 2 || idle < 1) return 1;
     return (int)(most < 1 + idle ? most : 1 + idle);
 #else
@@ -2466,6 +2486,7 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
     if (crew_size > 1 && sp_crew_init(&own, crew_size)) {
         s.crew = &own;
         own.asked = p->threads > 0;
+        own.large = s.n >= SP_PARALLEL_MIN_SAMPLES;
     }
 #endif
     if (helped && !mfd && s.n < SP_PARALLEL_MIN_SAMPLES) s.crew = helped;
