@@ -1209,13 +1209,19 @@ typedef struct sp_route_args {
     atomic_size_t next;
 } sp_route_args;
 
-/* Two workers over halves of the rows, each with its own table, whose passes it then sorts. */
+/* Two workers over halves of the rows, each with its own table, whose passes it then sorts.
+ * Each worker empties its own table first: emptied by the caller, the second worker's table
+ * (64 KB and more) sat in the caller's cache and each of its lines came over to the other
+ * core on first use (on 257^2 that half took 0.051 s against 0.040 s over 400 steps). */
 static void passes_job(sp_state *s, void *arg, int tid, int nt)
 {
     sp_route_args *a = arg;
     const uint32_t mid = s->nz / 2u;
     for (int w = tid; w < 2; w += nt) {
         sp_pass_table *t = &a->t[w];
+        for (size_t k = 0; k < t->cap; k++)
+            t->slots[k].key = UINT64_MAX;
+        memset(t->col_key, 0xff, s->nx * sizeof *t->col_key);
         a->wok[w] = sp_passes(s, t, a->flags[w], w ? mid : 0, w ? s->nz : mid);
         const size_t c = t->count;
         a->part[w] = a->wok[w] ? malloc((c ? c : 1) * sizeof *a->part[w]) : NULL;
@@ -1347,10 +1353,6 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                                s->nx};
         flags[w] = malloc(((size_t)s->nx + 7u) & ~(size_t)7u);
         ok = ok && t[w].slots && t[w].col_key && t[w].col_slot && flags[w];
-        if (!ok) continue;
-        for (size_t k = 0; k < t[w].cap; k++)
-            t[w].slots[k].key = UINT64_MAX;
-        memset(t[w].col_key, 0xff, s->nx * sizeof *t[w].col_key);
     }
     if (ok) {
         sp_par(s, passes_job, &a);
@@ -2014,13 +2016,19 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
 
 /* The border follows the land down: each border sample (not under the sea) is lowered to its
  * lowest non-border neighbour when that is lower. Reads only interior samples, which this
- * does not change, so the order does not matter. */
-static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
+ * does not change, so the order does not matter: a job by rows, so that each thread writes
+ * the border samples of its own rows, whose lines the uplift that follows reads. Done by the
+ * caller alone, the second thread's share of the uplift (its rows' first and last samples, its
+ * last row) began with lines held by the caller's core: on 257^2 that share took twice the
+ * caller's (0.011-0.014 s against 0.005 s over 400 steps). */
+static void border_job(sp_state *s, void *arg, int tid, int nt)
 {
-    if (p->fixed_border) return;
+    const trn_stream_power_params *p = ((const sp_job_args *)arg)->p;
     const uint32_t nx = s->nx, nz = s->nz;
     const bool sea = isfinite(p->sea_level);
-    for (uint32_t j = 0; j < nz; j++)
+    size_t j0, j1;
+    sp_share(nz, tid, nt, &j0, &j1);
+    for (uint32_t j = (uint32_t)j0; j < j1; j++)
         for (uint32_t i = 0; i < nx; i++) {
             if (!(i == 0 || j == 0 || i == nx - 1u || j == nz - 1u)) {
                 if (j > 0 && j + 1u < nz) i = nx - 2u; /* skip to the east border */
@@ -2038,6 +2046,13 @@ static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
             }
             s->h[k] = lo;
         }
+}
+
+static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
+{
+    if (p->fixed_border) return;
+    sp_job_args a = {.p = p};
+    sp_par(s, border_job, &a);
 }
 
 /* Uplift of every sample above base level (a select, so the loop vectorises). */
