@@ -191,7 +191,7 @@ typedef struct sp_state {
      * sample inside it whose height it takes while diffusion runs (no flux across the edge). */
     uint32_t *wall, *wall_in;
     size_t nwall;
-    struct sp_crew *crew; /* small grids: the threads held through the run (NULL: none) */
+    struct sp_crew *crew; /* the threads held through the run (NULL: none) */
 } sp_state;
 
 /* A wall's height outside diffusion: no slope towards it is positive, no pass across it is
@@ -2490,11 +2490,11 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
 #ifdef _OPENMP
     const int saved_threads = omp_get_max_threads();
     if (p->threads > 0) omp_set_num_threads(p->threads);
-    /* Small grids (not MFD, whose routing is serial pieces between its passes) hold a crew
-     * through the run: the threads asked for, or by default no more than the cores free now.
-     * Otherwise a step opens about twenty parallel regions, and on small grids their wake-ups
-     * cost more than the work, so by default one thread runs them (an explicit thread count
-     * is kept: the results are the same). */
+    /* Runs not MFD (whose routing is serial pieces between its passes) hold a crew through
+     * the run: the threads asked for, on large grids OpenMP's count, on small ones by default
+     * no more than the cores free now. Otherwise a step opens about twenty parallel regions,
+     * and on small grids their wake-ups cost more than the work, so by default one thread runs
+     * them (an explicit thread count is kept: the results are the same). */
     const int crew_size = helped ? 1 : sp_crew_size(&s, p, mfd);
     if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) omp_set_num_threads(1);
     sp_crew own;
