@@ -191,7 +191,7 @@ typedef struct sp_state {
      * sample inside it whose height it takes while diffusion runs (no flux across the edge). */
     uint32_t *wall, *wall_in;
     size_t nwall;
-    struct sp_crew *crew; /* small grids: the threads held through the run (NULL: none) */
+    struct sp_crew *crew; /* the threads held through the run (NULL: none) */
 } sp_state;
 
 /* A wall's height outside diffusion: no slope towards it is positive, no pass across it is
@@ -228,11 +228,12 @@ static void sp_free(sp_state *s)
     free(s->wall_in);
 }
 
-/* ---- Passes on threads: a region per pass, or a crew held through a small grid's run ----
+/* ---- Passes on threads: a crew held through the run, or a region per pass ----
  *
  * Each pass that splits is a job, fn(s, arg, tid, nt): thread tid of nt does its share (rows,
- * samples or the stack's pieces), and any split gives the same bytes. Large grids run a job in
- * a parallel region of its own. On small grids a region per pass cost more than the work (a
+ * samples or the stack's pieces), and any split gives the same bytes. MFD runs a job in a
+ * parallel region of its own; the others hold a crew (large grids: see sp_crew_size and
+ * sp_crew_check). On small grids a region per pass cost more than the work (a
  * step runs about fourteen; with waiting threads asleep, as the command line sets them, each is
  * a round of wake-ups: 100 steps on 257^2 took 1.3x longer on two threads than on one), so
  * there the run holds a crew: the caller's thread runs the steps and posts each job to the
@@ -261,11 +262,13 @@ typedef struct sp_crew {
     atomic_int joined; /* helpers that have joined */
     unsigned owed;     /* the caller's count of shares posted to helpers */
     atomic_int sleepers;
+    atomic_long spin;   /* how long a wait spins before it sleeps, ns (0: sleeps at once) */
     bool solo;          /* the caller runs the jobs alone for now */
     bool asked;         /* an explicit thread count: never alone */
     bool (*idle)(void *arg); /* other work done while waiting (trn_sp_crew_idle) */
     void *idle_arg;
     bool idle_more; /* the caller's: idle may have work left */
+    bool large;         /* a large grid's run: never alone, waits sleep at once when busy */
     pthread_mutex_t lock;
     pthread_cond_t wake;
 } sp_crew;
@@ -286,17 +289,18 @@ static long sp_now_ns(void)
     return (long)t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
-/* Waits until the counter *word reaches target: spins up to SP_SPIN_NS, then sleeps until
+/* Waits until the counter *word reaches target: spins up to c->spin ns, then sleeps until
  * sp_crew_add wakes it. */
 static void sp_crew_wait(sp_crew *c, atomic_uint *word, unsigned target)
 {
+    const long spin = atomic_load_explicit(&c->spin, memory_order_relaxed);
     long t0 = 0;
     for (unsigned i = 0;; i++) {
         if ((int)(atomic_load_explicit(word, memory_order_acquire) - target) >= 0) return;
         if ((i & 63u) == 63u) {
             const long t = sp_now_ns();
             if (!t0) t0 = t;
-            else if (t - t0 > SP_SPIN_NS) break;
+            else if (t - t0 > spin) break;
         }
         sp_relax();
     }
@@ -343,6 +347,7 @@ static bool sp_crew_init(sp_crew *c, int most)
     atomic_init(&c->done, 0u);
     atomic_init(&c->joined, 0);
     atomic_init(&c->sleepers, 0);
+    atomic_init(&c->spin, SP_SPIN_NS);
     c->most = most < SP_CREW_MOST ? most : SP_CREW_MOST;
     if (pthread_mutex_init(&c->lock, NULL) != 0) return false;
     if (pthread_cond_init(&c->wake, NULL) != 0) {
@@ -404,10 +409,20 @@ static void sp_crew_quit(sp_crew *c)
 
 /* Every SP_CREW_CHECK steps of a default run: while a task waits for a core (other programs
  * started), the caller runs the jobs alone, since a helper that shares its core waits a time
- * slice at every job (the crew's own threads count as running: a spinning helper is). */
+ * slice at every job (the crew's own threads count as running: a spinning helper is). A large
+ * grid's crew keeps its helpers (a job there is milliseconds, the helper's share is worth its
+ * wait for a core, as a parallel region's threads' was) and checks every step (a step is tens
+ * of milliseconds, the check microseconds): while a task waits for a core its waits sleep at
+ * once, as OpenMP's passive threads do, since a spin would take the time slice the thread
+ * being waited for needs. */
 #define SP_CREW_CHECK 8u
 static void sp_crew_check(sp_crew *c, uint32_t step)
 {
+    if (c->large) {
+        atomic_store_explicit(&c->spin, SP_IDLE_CORES() < 0 ? 0L : SP_SPIN_NS,
+                              memory_order_relaxed);
+        return;
+    }
     if (c->asked || step % SP_CREW_CHECK) return;
     c->solo = SP_IDLE_CORES() < 0;
 }
@@ -456,14 +471,19 @@ static int sp_par_threads(const sp_state *s)
 #endif
 }
 
-/* The crew's threads for a run of its own (1: none): small grids, not MFD, not already in a
- * parallel region; the threads asked for, or by default no more than the cores free now. */
+/* The crew's threads for a run of its own (1: none): not MFD, not already in a parallel
+ * region; the threads asked for, or on a large grid OpenMP's count (the crew took the place of
+ * a parallel region per job there: 20 steps on 1025^2 open 300, and each one's start and end
+ * woke a sleeping thread, 30-50 us apiece, a tenth of the run on two threads), or on a small
+ * one by default no more than the cores free now. */
 static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, bool mfd)
 {
 #ifdef _OPENMP
-    if (s->n >= SP_PARALLEL_MIN_SAMPLES || mfd || omp_in_parallel()) return 1;
+    if (mfd || omp_in_parallel()) return 1;
     if (p->threads > 0) return p->threads < SP_CREW_MOST ? p->threads : SP_CREW_MOST;
-    const long most = omp_get_max_threads(), idle = SP_IDLE_CORES();
+    const long most = omp_get_max_threads();
+    if (s->n >= SP_PARALLEL_MIN_SAMPLES) return most < SP_CREW_MOST ? (int)most : SP_CREW_MOST;
+    const long idle = SP_IDLE_CORES();
     if (most < 2 || idle < 1) return 1;
     return (int)(most < 1 + idle ? most : 1 + idle);
 #else
@@ -1213,13 +1233,19 @@ typedef struct sp_route_args {
     atomic_size_t next;
 } sp_route_args;
 
-/* Two workers over halves of the rows, each with its own table, whose passes it then sorts. */
+/* Two workers over halves of the rows, each with its own table, whose passes it then sorts.
+ * Each worker empties its own table first: emptied by the caller, the second worker's table
+ * (64 KB and more) sat in the caller's cache and each of its lines came over to the other
+ * core on first use (on 257^2 that half took 0.051 s against 0.040 s over 400 steps). */
 static void passes_job(sp_state *s, void *arg, int tid, int nt)
 {
     sp_route_args *a = arg;
     const uint32_t mid = s->nz / 2u;
     for (int w = tid; w < 2; w += nt) {
         sp_pass_table *t = &a->t[w];
+        for (size_t k = 0; k < t->cap; k++)
+            t->slots[k].key = UINT64_MAX;
+        memset(t->col_key, 0xff, s->nx * sizeof *t->col_key);
         a->wok[w] = sp_passes(s, t, a->flags[w], w ? mid : 0, w ? s->nz : mid);
         const size_t c = t->count;
         a->part[w] = a->wok[w] ? malloc((c ? c : 1) * sizeof *a->part[w]) : NULL;
@@ -1351,10 +1377,6 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                                s->nx};
         flags[w] = malloc(((size_t)s->nx + 7u) & ~(size_t)7u);
         ok = ok && t[w].slots && t[w].col_key && t[w].col_slot && flags[w];
-        if (!ok) continue;
-        for (size_t k = 0; k < t[w].cap; k++)
-            t[w].slots[k].key = UINT64_MAX;
-        memset(t[w].col_key, 0xff, s->nx * sizeof *t[w].col_key);
     }
     if (ok) {
         sp_par(s, passes_job, &a);
@@ -2018,13 +2040,19 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
 
 /* The border follows the land down: each border sample (not under the sea) is lowered to its
  * lowest non-border neighbour when that is lower. Reads only interior samples, which this
- * does not change, so the order does not matter. */
-static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
+ * does not change, so the order does not matter: a job by rows, so that each thread writes
+ * the border samples of its own rows, whose lines the uplift that follows reads. Done by the
+ * caller alone, the second thread's share of the uplift (its rows' first and last samples, its
+ * last row) began with lines held by the caller's core: on 257^2 that share took twice the
+ * caller's (0.011-0.014 s against 0.005 s over 400 steps). */
+static void border_job(sp_state *s, void *arg, int tid, int nt)
 {
-    if (p->fixed_border) return;
+    const trn_stream_power_params *p = ((const sp_job_args *)arg)->p;
     const uint32_t nx = s->nx, nz = s->nz;
     const bool sea = isfinite(p->sea_level);
-    for (uint32_t j = 0; j < nz; j++)
+    size_t j0, j1;
+    sp_share(nz, tid, nt, &j0, &j1);
+    for (uint32_t j = (uint32_t)j0; j < j1; j++)
         for (uint32_t i = 0; i < nx; i++) {
             if (!(i == 0 || j == 0 || i == nx - 1u || j == nz - 1u)) {
                 if (j > 0 && j + 1u < nz) i = nx - 2u; /* skip to the east border */
@@ -2042,6 +2070,13 @@ static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
             }
             s->h[k] = lo;
         }
+}
+
+static void sp_follow_border(sp_state *s, const trn_stream_power_params *p)
+{
+    if (p->fixed_border) return;
+    sp_job_args a = {.p = p};
+    sp_par(s, border_job, &a);
 }
 
 /* Uplift of every sample above base level (a select, so the loop vectorises). */
@@ -2479,17 +2514,18 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
 #ifdef _OPENMP
     const int saved_threads = omp_get_max_threads();
     if (p->threads > 0) omp_set_num_threads(p->threads);
-    /* Small grids (not MFD, whose routing is serial pieces between its passes) hold a crew
-     * through the run: the threads asked for, or by default no more than the cores free now.
-     * Otherwise a step opens about twenty parallel regions, and on small grids their wake-ups
-     * cost more than the work, so by default one thread runs them (an explicit thread count
-     * is kept: the results are the same). */
+    /* Runs not MFD (whose routing is serial pieces between its passes) hold a crew through
+     * the run: the threads asked for, on large grids OpenMP's count, on small ones by default
+     * no more than the cores free now. Otherwise a step opens about twenty parallel regions,
+     * and on small grids their wake-ups cost more than the work, so by default one thread runs
+     * them (an explicit thread count is kept: the results are the same). */
     const int crew_size = helped ? 1 : sp_crew_size(&s, p, mfd);
     if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) omp_set_num_threads(1);
     sp_crew own;
     if (crew_size > 1 && sp_crew_init(&own, crew_size)) {
         s.crew = &own;
         own.asked = p->threads > 0;
+        own.large = s.n >= SP_PARALLEL_MIN_SAMPLES;
     }
 #endif
     if (helped && !mfd && s.n < SP_PARALLEL_MIN_SAMPLES) s.crew = helped;
