@@ -159,8 +159,8 @@ static void test_apply(void)
     CHECK(rt != NULL);
     CHECK_OK(trn_recipe_parse(rt ? rt : "", rt ? strlen(rt) : 0, "r", &r, NULL, &e));
     CHECK(r.preset_id && strcmp(r.preset_id, "builtin://terrain/rolling-hills") == 0);
-    /* rolling-hills is at version 6 since its border outlets */
-    CHECK(r.has_preset_version && r.preset_version == 6 && r.stroke_count == 1);
+    /* rolling-hills is at version 7 since its open border */
+    CHECK(r.has_preset_version && r.preset_version == 7 && r.stroke_count == 1);
     CHECK(r.size_x == 2048 && r.cells_x == 256 && r.seed == 303);
     /* pretty-printed at the key's indentation */
     CHECK(rt && strstr(rt, "\n            \"biomes\": {") != NULL);

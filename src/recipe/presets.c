@@ -131,7 +131,11 @@
  * western corner is a circle about it, and its toe met the flat lowland there with a sharp bend,
  * so the evolution gathered the water off the escarpment into a valley running round the mesa's
  * foot, with a smooth ridge outside it: a ring drawn in the lowland west of the mesa (along the
- * 1025^2 map's row 460 the valley stood 43 m below that ridge, now 10 m).
+ * 1025^2 map's row 460 the valley stood 43 m below that ridge, now 10 m). The rolling hills'
+ * and the basin's next versions (7, 10) evolve on an open border too: with border outlets the
+ * land between the outlets drained along the walls, a smooth strip along the edges (the edge
+ * texture on their own grids 0.48 and 0.59; now 1.06 and 0.96). The basin's lake, the sea level
+ * of its evolution, is still where its streams end.
  */
 
 typedef struct builtin {
@@ -258,7 +262,7 @@ static const builtin builtins[] = {
      "Soft grassy hills up to about 70 m high over 2 km whose valleys join into a "
      "branching stream network (landscape evolution), lightly eroded: meadows in the damp "
      "hollows and bare earth on the steeper banks.",
-     6,
+     7,
      "{\"size\": [2048, 2048], \"resolution\": [256, 256], \"seed\": 303, \"sea_level\": "
      "-500, \"default_landform\": \"hills\", \"landforms\": {\"hills\": "
      "{\"height_variation\": 80, \"feature_size\": 1440, \"roughness\": 0.4, \"octaves\": "
@@ -280,15 +284,15 @@ static const builtin builtins[] = {
      "(257 x 257 samples) whatever the output grid (finer grids get the input's detail "
      "back on the ridges, carved into tributaries by two steps on the full grid), then "
      "stretched back to the input's height range: every valley drains to the map edge "
-     "through a branching river network; only the low points where valleys meet the edge are "
-     "base level (border outlets), so the hills run on to the edge instead of ramping "
-     "down.\"}}, {\"id\": \"hills\", \"type\": "
+     "through a branching river network; the border is open (the hills run on past the map's "
+     "edge and the run is cut back to it), so they reach the edge as textured as inside "
+     "instead of ramping down to a smooth strip.\"}}, {\"id\": \"hills\", \"type\": "
      "\"noise_terrain\", \"position\": [0, 0], \"params\": {\"profile\": \"fbm\", "
      "\"height_variation\": 80, \"feature_size\": 1440, \"roughness\": 0.4, \"octaves\": "
      "4, \"warp_amplitude\": 128, \"warp_feature_size\": 1024}}, {\"id\": \"evolve\", "
      "\"type\": \"stream_power\", \"position\": [240, 0], \"params\": {\"reference_cell\": "
      "30, \"evolution_cell\": 8, \"fine_steps\": 2, \"steps\": 100, \"m\": 0.5, "
-     "\"relief\": \"input\", \"border\": \"outlets\"}, \"inputs\": {\"field\": "
+     "\"relief\": \"input\", \"border\": \"open\"}, \"inputs\": {\"field\": "
      "{\"node\": \"hills\"}}}, {\"id\": "
      "\"soften\", \"type\": \"erosion\", \"position\": [480, 0], \"params\": "
      "{\"droplet_density\": 0.2, \"erosion_rate\": 0.15, \"deposition_rate\": 0.3, "
@@ -387,7 +391,7 @@ static const builtin builtins[] = {
      "through a polygon mask, its sides cut by streams that run into it (landscape "
      "evolution), holding a lake at 96 m over a smooth shelving bed: reeds on the shore, "
      "grass on the sides, scrub and rock on the rims.",
-     9,
+     10,
      "{\"size\": [4096, 4096], \"resolution\": [256, 256], \"seed\": 194, \"sea_level\": "
      "96, \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"base_height\": "
      "112, \"height_variation\": 192, \"feature_size\": 3200, \"roughness\": 0.35, "
@@ -417,8 +421,9 @@ static const builtin builtins[] = {
      "cut into the hills down to the shore), stretched back to the input's height range "
      "above the bed; sediment "
      "is laid down where slopes drop (deposition 1), building fans at the lake and "
-     "filling valley floors, and only the low points of the edge are base level (border "
-     "outlets).\"}}, {\"id\": \"surrounding_hills\", \"type\": "
+     "filling valley floors; the border is open (the hills run on past the map's edge and "
+     "the run is cut back to it), so they reach the edge as textured as inside, and the "
+     "lake stays the streams' end.\"}}, {\"id\": \"surrounding_hills\", \"type\": "
      "\"noise_terrain\", \"position\": [0, 0], \"params\": {\"profile\": \"fbm\", "
      "\"base_height\": 112, \"height_variation\": 192, \"feature_size\": 3200, "
      "\"roughness\": 0.35, \"octaves\": 4}}, {\"id\": \"basin_floor\", \"type\": "
@@ -433,7 +438,7 @@ static const builtin builtins[] = {
      "\"mask\": {\"node\": \"bowl\"}}}, {\"id\": \"evolve\", \"type\": \"stream_power\", "
      "\"position\": [720, 0], \"params\": {\"reference_cell\": 120, \"evolution_cell\": "
      "32, \"fine_steps\": 2, \"cascade_steps\": 6, \"steps\": 100, \"sea_level\": 96, \"relief\": \"input\", "
-     "\"border\": \"outlets\", \"deposition\": 1}, "
+     "\"border\": \"open\", \"deposition\": 1}, "
      "\"inputs\": {\"field\": {\"node\": \"hollow\"}}}, {\"id\": \"about_water\", \"type\": "
      "\"comment\", \"position\": [1200, -200], \"params\": {\"text\": \"Water: the Lake "
      "water body fills the bowl at 96 m: every sample below that level connected to the "
