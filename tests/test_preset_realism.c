@@ -128,8 +128,10 @@ static double edge_texture(const trn_field *f)
 }
 
 /* No flat band along the edge (edge_texture at least 0.7): checked on the presets that evolve
- * on an open border (the building site, the river valley). Those on border outlets stand at
- * 0.48-0.59 (rolling hills, basin, plateau), the island's edge is sea floor. */
+ * on an open border (the building site, the river valley, the basin 0.96; on border outlets the
+ * basin stood at 0.59). On border outlets the rolling hills stand at 0.48 (kept: an open
+ * border's fine steps do not run in tiles) and the plateau at 0.45; the island's edge is sea
+ * floor. */
 static void check_edge_texture(const char *name, const trn_generated *g)
 {
     const double t = edge_texture(&g->field);
@@ -173,7 +175,7 @@ static void check_drains(const char *name, const trn_recipe *r, int evolved)
         fprintf(stderr, "%s: %s\n", name, e.message);
         return;
     }
-    if (strstr(name, "building-site") || strstr(name, "drainage-river"))
+    if (strstr(name, "building-site") || strstr(name, "drainage-river") || strstr(name, "basin"))
         check_edge_texture(name, &g);
     trn_terrain_stats st;
     if (dry_stats(&g, &st)) {

@@ -68,7 +68,7 @@ static const struct {
     {"builtin://terrain/rolling-hills", 0xd8c647cc21421151ull, 0xe9b85c7f41b14b6aull, 6, 2048, 256},
     {"builtin://terrain/mountain-range", 0xd49373da15e74adcull, 0x4c192b0d2428c89dull, 14, 12800,
      256},
-    {"builtin://terrain/basin", 0xe32808ef8ca55a14ull, 0xb09183a040f29115ull, 9, 4096, 256},
+    {"builtin://terrain/basin", 0x133b53ae9c81a215ull, 0xa59c4277416a22c7ull, 10, 4096, 256},
     {"builtin://terrain/plateau", 0x4285c1327043ea5full, 0x489251ee18cf0dc8ull, 8, 4096, 128},
     {"builtin://terrain/coastal-island", 0x53671dbb372b3d56ull, 0x168f4ea4a06f0c6eull, 9, 8192,
      256},
@@ -468,7 +468,7 @@ static void test_apply(void)
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_KEEP, &e));
     CHECK(r.size_x == 2048 && r.cells_x == 256 && r.seed == 303 && r.chunk_cells == 8);
     CHECK(r.preset_id && strcmp(r.preset_id, "builtin://terrain/rolling-hills") == 0);
-    CHECK(r.has_preset_version && r.preset_version == 6); /* 6: border outlets */
+    CHECK(r.has_preset_version && r.preset_version == 7); /* 7: open border */
     CHECK(r.stroke_count == 2 && r.strokes[0].kind == TRN_STROKE_REGION);
     CHECK(r.strokes[1].points[0] == 8);
     CHECK(strcmp(r.default_landform, "hills") == 0 && r.biome_count == 3 && r.rule_count == 2);
@@ -478,7 +478,7 @@ static void test_apply(void)
     size_t an, bn;
     CHECK_OK(trn_recipe_canonical_json(&r, &a, &an, NULL));
     CHECK(a && strstr(a, "\"preset_id\":\"builtin://terrain/rolling-hills\"") &&
-          strstr(a, "\"preset_version\":6"));
+          strstr(a, "\"preset_version\":7"));
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_REFUSE, &e));
     CHECK_OK(trn_recipe_canonical_json(&r, &b, &bn, NULL));
     CHECK(an == bn && a && b && memcmp(a, b, an) == 0);

@@ -139,7 +139,12 @@
  * power spectrum slope -4.51 -> -3.68, the DEM's -3.77 over the same 12.8 km; valley axes per
  * km 2.44 -> 2.90, the DEM's 2.70); its noise stands 1400 m instead of 1550 (1250 m of relief,
  * the low end of the DEM's 12.8 km windows) so its median slope stays near 25 degrees (24.4;
- * 27.5 at 1550 m), and the snow and alpine meadow lines come down with it. */
+ * 27.5 at 1550 m), and the snow and alpine meadow lines come down with it.
+ * The basin's next version (10) evolves on an open border too: with border outlets the land
+ * between the outlets drained along the walls, a smooth strip along the edges (the edge texture
+ * on its own grid 0.59; now 0.96). Its lake, the sea level of its evolution, is still where its
+ * streams end. (The rolling hills keep border outlets: an open border's fine steps do not yet run
+ * in tiles, and that preset is the one generated out of core at 16385^2.) */
 
 typedef struct builtin {
     const char *id;
@@ -398,7 +403,7 @@ static const builtin builtins[] = {
      "through a polygon mask, its sides cut by streams that run into it (landscape "
      "evolution), holding a lake at 96 m over a smooth shelving bed: reeds on the shore, "
      "grass on the sides, scrub and rock on the rims.",
-     9,
+     10,
      "{\"size\": [4096, 4096], \"resolution\": [256, 256], \"seed\": 194, \"sea_level\": "
      "96, \"default_landform\": \"hills\", \"landforms\": {\"hills\": {\"base_height\": "
      "112, \"height_variation\": 192, \"feature_size\": 3200, \"roughness\": 0.35, "
@@ -428,8 +433,9 @@ static const builtin builtins[] = {
      "cut into the hills down to the shore), stretched back to the input's height range "
      "above the bed; sediment "
      "is laid down where slopes drop (deposition 1), building fans at the lake and "
-     "filling valley floors, and only the low points of the edge are base level (border "
-     "outlets).\"}}, {\"id\": \"surrounding_hills\", \"type\": "
+     "filling valley floors; the border is open (the hills run on past the map's edge and "
+     "the run is cut back to it), so they reach the edge as textured as inside, and the "
+     "lake stays the streams' end.\"}}, {\"id\": \"surrounding_hills\", \"type\": "
      "\"noise_terrain\", \"position\": [0, 0], \"params\": {\"profile\": \"fbm\", "
      "\"base_height\": 112, \"height_variation\": 192, \"feature_size\": 3200, "
      "\"roughness\": 0.35, \"octaves\": 4}}, {\"id\": \"basin_floor\", \"type\": "
@@ -444,7 +450,7 @@ static const builtin builtins[] = {
      "\"mask\": {\"node\": \"bowl\"}}}, {\"id\": \"evolve\", \"type\": \"stream_power\", "
      "\"position\": [720, 0], \"params\": {\"reference_cell\": 120, \"evolution_cell\": "
      "32, \"fine_steps\": 2, \"cascade_steps\": 6, \"steps\": 100, \"sea_level\": 96, \"relief\": \"input\", "
-     "\"border\": \"outlets\", \"deposition\": 1}, "
+     "\"border\": \"open\", \"deposition\": 1}, "
      "\"inputs\": {\"field\": {\"node\": \"hollow\"}}}, {\"id\": \"about_water\", \"type\": "
      "\"comment\", \"position\": [1200, -200], \"params\": {\"text\": \"Water: the Lake "
      "water body fills the bowl at 96 m: every sample below that level connected to the "
