@@ -468,7 +468,7 @@ static void test_apply(void)
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_KEEP, &e));
     CHECK(r.size_x == 2048 && r.cells_x == 256 && r.seed == 303 && r.chunk_cells == 8);
     CHECK(r.preset_id && strcmp(r.preset_id, "builtin://terrain/rolling-hills") == 0);
-    CHECK(r.has_preset_version && r.preset_version == 7); /* 7: open border */
+    CHECK(r.has_preset_version && r.preset_version == 6); /* 6: border outlets */
     CHECK(r.stroke_count == 2 && r.strokes[0].kind == TRN_STROKE_REGION);
     CHECK(r.strokes[1].points[0] == 8);
     CHECK(strcmp(r.default_landform, "hills") == 0 && r.biome_count == 3 && r.rule_count == 2);
@@ -478,7 +478,7 @@ static void test_apply(void)
     size_t an, bn;
     CHECK_OK(trn_recipe_canonical_json(&r, &a, &an, NULL));
     CHECK(a && strstr(a, "\"preset_id\":\"builtin://terrain/rolling-hills\"") &&
-          strstr(a, "\"preset_version\":7"));
+          strstr(a, "\"preset_version\":6"));
     CHECK_OK(trn_recipe_apply_preset(&r, &p, TRN_EDITS_REFUSE, &e));
     CHECK_OK(trn_recipe_canonical_json(&r, &b, &bn, NULL));
     CHECK(an == bn && a && b && memcmp(a, b, an) == 0);
