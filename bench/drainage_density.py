@@ -22,12 +22,11 @@
 #              at 60 m and at 150 m (Gaussian sigma; concave samples more curved than both
 #              neighbours along the line): the spacing of the valleys of 100-500 m, rills left
 #              out.
-import heapq
 import sys
 
 import numpy as np
 
-from dem_read import read_dem
+from dem_read import fill_flats, read_dem
 
 path = sys.argv[1]
 cell = float(sys.argv[2]) if len(sys.argv) > 2 else 30.0
@@ -61,28 +60,9 @@ if H > S or W > S:
     H, W = z.shape
 z = np.where(np.isfinite(z), z, np.nanmin(z))
 
-# Priority-flood fill with a small rise over flats (Barnes et al. 2014).
+# Priority-flood fill (dem_read.fill_flats), so every D8 path reaches the border.
 n = H * W
-zf = z.ravel().copy()
-done = np.zeros(n, bool)
-border = np.nonzero(np.pad(np.zeros((H - 2, W - 2), bool), 1, constant_values=True).ravel())[0]
-heap = [(zf[i], int(i)) for i in border]
-done[border] = True
-heapq.heapify(heap)
-offs = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx]
-while heap:
-    h, i = heapq.heappop(heap)
-    y, x = divmod(i, W)
-    for dy, dx in offs:
-        yy, xx = y + dy, x + dx
-        if 0 <= yy < H and 0 <= xx < W:
-            j = yy * W + xx
-            if not done[j]:
-                done[j] = True
-                if zf[j] <= h:
-                    zf[j] = h + 1e-4
-                heapq.heappush(heap, (zf[j], j))
-zr = zf.reshape(H, W)
+zr = fill_flats(z)
 p = np.pad(zr, 1, mode="edge")
 
 # D8 receivers and the length of each step.
@@ -102,7 +82,7 @@ for dy in (-1, 0, 1):
         rec = np.where(better, pi[1 + dy:H + 1 + dy, 1 + dx:W + 1 + dx], rec)
         step = np.where(better, d, step)
 rec, step = rec.ravel(), step.ravel()
-order = np.argsort(-zf, kind="stable")
+order = np.argsort(-zr.ravel(), kind="stable")
 acc = np.ones(n)
 ol = order.tolist()
 for i in ol:

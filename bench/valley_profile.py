@@ -25,12 +25,11 @@
 #                       across, both sides, before the wall first rises steeper than 15 degrees.
 #   slope spread        the 10th, 50th and 90th slope percentiles of all samples and the
 #                       share steeper than 30 degrees (threshold hillslopes).
-import heapq
 import sys
 
 import numpy as np
 
-from dem_read import read_dem
+from dem_read import fill_flats, read_dem
 
 args = [a for a in sys.argv[1:]]
 r32_out = None
@@ -72,30 +71,9 @@ gx = ((p[:-2, 2:] + 2 * p[1:-1, 2:] + p[2:, 2:]) - (p[:-2, :-2] + 2 * p[1:-1, :-
 gz = ((p[2:, :-2] + 2 * p[2:, 1:-1] + p[2:, 2:]) - (p[:-2, :-2] + 2 * p[:-2, 1:-1] + p[:-2, 2:])) / (8 * cell)
 slope = np.degrees(np.arctan(np.hypot(gx, gz)))
 
-# Priority-flood fill with a small rise over flats (Barnes et al. 2014), so every path reaches
-# the border: averaging onto a coarser cell leaves pits in narrow channels.
+# Priority-flood fill (dem_read.fill_flats), so every D8 path reaches the border.
 n = H * W
-zf = z.ravel().copy()
-done = np.zeros(n, bool)
-heap = []
-for i in np.nonzero(np.pad(np.zeros((H - 2, W - 2), bool), 1, constant_values=True).ravel())[0]:
-    heap.append((zf[i], int(i)))
-    done[i] = True
-heapq.heapify(heap)
-offs = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx]
-while heap:
-    h, i = heapq.heappop(heap)
-    y, x = divmod(i, W)
-    for dy, dx in offs:
-        yy, xx = y + dy, x + dx
-        if 0 <= yy < H and 0 <= xx < W:
-            j = yy * W + xx
-            if not done[j]:
-                done[j] = True
-                if zf[j] <= h:
-                    zf[j] = h + 1e-4
-                heapq.heappush(heap, (zf[j], j))
-zr = zf.reshape(H, W)
+zr = fill_flats(z)
 p = np.pad(zr, 1, mode="edge")
 
 # D8 receivers on the filled surface (steepest descent, diagonal drops over sqrt 2)
@@ -113,7 +91,7 @@ for dy in (-1, 0, 1):
         best = np.where(better, drop, best)
         rec = np.where(better, pi[1 + dy:H + 1 + dy, 1 + dx:W + 1 + dx], rec)
 rec = rec.ravel()
-order = np.argsort(-zf, kind="stable")
+order = np.argsort(-zr.ravel(), kind="stable")
 acc = np.ones(n)
 for i in order.tolist():
     r = rec[i]
