@@ -229,7 +229,8 @@ static void test_dem_level(void)
 static void test_project(void)
 {
     size_t n = 0;
-    char *scene = (char *)trn_test_read_file(TRN_SOURCE_DIR "/examples/project/world.scene.json", &n);
+    char *scene =
+        (char *)trn_test_read_file(TRN_SOURCE_DIR "/examples/project/world.scene.json", &n);
     CHECK(scene != NULL);
     const char *at = scene ? strstr(scene, "\"recipe\"") : NULL;
     const char *open = at ? strchr(at, '{') : NULL;
@@ -258,15 +259,21 @@ static void test_project(void)
     free(scene);
 }
 
+/* Reads examples/recipes/hills.json, the recipe the failing checks below alter. */
+static void read_hills(trn_recipe *r)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
+    trn_error e;
+    CHECK_OK(trn_recipe_read(path, r, NULL, &e));
+}
+
 /* The measure fails what it should: the hills example's landform noise without its landscape
  * evolution holds no river network (b well above the range). */
 static void test_measure_fails(void)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
     trn_recipe r;
-    trn_error e;
-    CHECK_OK(trn_recipe_read(path, &r, NULL, &e));
+    read_hills(&r);
     CHECK(r.landform_count >= 1 && r.landforms[0].evolution != NULL);
     if (r.landform_count >= 1) {
         free(r.landforms[0].evolution);
@@ -283,11 +290,8 @@ static void test_measure_fails(void)
  * combed by gullies at that spacing (1.61 against the limit 1.4). */
 static void test_comb_fails(void)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/examples/recipes/hills.json", TRN_SOURCE_DIR);
     trn_recipe r;
-    trn_error e;
-    CHECK_OK(trn_recipe_read(path, &r, NULL, &e));
+    read_hills(&r);
     char *at = r.landform_count >= 1 && r.landforms[0].evolution
                    ? strstr(r.landforms[0].evolution, "\"dt\":5000,")
                    : NULL;
