@@ -61,3 +61,18 @@ def fill_flats(z):
                         zf[j] = h + 1e-4
                     heapq.heappush(heap, (zf[j], j))
     return zf.reshape(H, W)
+
+
+def average_matrix(n, c_in, c_out):
+    """Area weights taking n samples of c_in metres onto cells of c_out metres."""
+    m = int(np.floor(n * c_in / c_out + 1e-9))
+    a = np.zeros((m, n))
+    for i in range(m):
+        lo, hi = i * c_out, (i + 1) * c_out
+        j0, j1 = int(lo // c_in), min(n - 1, int(np.ceil(hi / c_in)))
+        for j in range(j0, j1 + 1):
+            w = min(hi, (j + 1) * c_in) - max(lo, j * c_in)
+            if w > 0:
+                a[i, j] = w
+        a[i] /= a[i].sum()
+    return a

@@ -29,7 +29,7 @@ import sys
 
 import numpy as np
 
-from dem_read import fill_flats, read_dem
+from dem_read import average_matrix, fill_flats, read_dem
 
 args = [a for a in sys.argv[1:]]
 r32_out = None
@@ -43,21 +43,6 @@ terrane = args[2] if len(args) > 2 else "build/terrane"
 
 z, cx, cz = read_dem(path, terrane)
 H, W = z.shape
-
-def average_matrix(n, c_in, c_out):
-    """Area weights taking n samples of c_in metres onto cells of c_out metres."""
-    m = int(np.floor(n * c_in / c_out + 1e-9))
-    a = np.zeros((m, n))
-    for i in range(m):
-        lo, hi = i * c_out, (i + 1) * c_out
-        j0, j1 = int(lo // c_in), min(n - 1, int(np.ceil(hi / c_in)))
-        for j in range(j0, j1 + 1):
-            w = min(hi, (j + 1) * c_in) - max(lo, j * c_in)
-            if w > 0:
-                a[i, j] = w
-        a[i] /= a[i].sum()
-    return a
-
 
 if abs(cx - cell) > 1e-6 or abs(cz - cell) > 1e-6:
     z = average_matrix(H, cz, cell) @ z @ average_matrix(W, cx, cell).T
