@@ -25,59 +25,29 @@ endif()
 # mpirun refuses root unless told; OpenMPI's own allocations are not ours to leak-check.
 set(TRN_MPI_TEST_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     OMPI_MCA_rmaps_base_oversubscribe=1 ASAN_OPTIONS=detect_leaks=0)
+# One mpirun test: the script with its arguments where MPI is built, else a skip (exit 77).
+function(trn_mpi_test name timeout script)
+  if(TRN_MPI_BUILT AND TRN_MPIRUN)
+    add_test(NAME ${name} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/${script} ${TRN_MPIRUN} ${ARGN})
+  else()
+    add_test(NAME ${name}
+             COMMAND sh -c "echo 'OpenMPI not built in (TRN_MPI off or not found): skipped'; exit 77")
+  endif()
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT "${TRN_MPI_TEST_ENV}"
+                       TIMEOUT ${timeout})
+endfunction()
+
 foreach(np 2 4)
-  if(TRN_MPI_BUILT AND TRN_MPIRUN)
-    add_test(NAME mpi_drainage_np${np}
-             COMMAND sh ${CMAKE_SOURCE_DIR}/tests/mpi_drainage.sh ${TRN_MPIRUN}
-                     $<TARGET_FILE:terrane-mpi> ${np} ${CMAKE_CURRENT_BINARY_DIR}/mpi_np${np})
-  else()
-    add_test(NAME mpi_drainage_np${np}
-             COMMAND sh -c "echo 'OpenMPI not built in (TRN_MPI off or not found): skipped'; exit 77")
-  endif()
-  set_tests_properties(mpi_drainage_np${np} PROPERTIES SKIP_RETURN_CODE 77
-                       ENVIRONMENT "${TRN_MPI_TEST_ENV}" TIMEOUT 300)
-  if(TRN_MPI_BUILT AND TRN_MPIRUN)
-    add_test(NAME mpi_generate_np${np}
-             COMMAND sh ${CMAKE_SOURCE_DIR}/tests/mpi_generate.sh ${TRN_MPIRUN}
-                     $<TARGET_FILE:terrane-mpi> $<TARGET_FILE:terrane> ${np} ${CMAKE_SOURCE_DIR}
-                     ${CMAKE_CURRENT_BINARY_DIR}/mpi_gen_np${np})
-  else()
-    add_test(NAME mpi_generate_np${np}
-             COMMAND sh -c "echo 'OpenMPI not built in (TRN_MPI off or not found): skipped'; exit 77")
-  endif()
+  set(B ${CMAKE_CURRENT_BINARY_DIR})
+  trn_mpi_test(mpi_drainage_np${np} 300 mpi_drainage.sh $<TARGET_FILE:terrane-mpi> ${np}
+               ${B}/mpi_np${np})
   # Under the sanitizers on a loaded 2-core machine -np 4 took 141 s: room to spare.
-  set_tests_properties(mpi_generate_np${np} PROPERTIES SKIP_RETURN_CODE 77
-                       ENVIRONMENT "${TRN_MPI_TEST_ENV}" TIMEOUT 600)
-  if(TRN_MPI_BUILT AND TRN_MPIRUN)
-    add_test(NAME mpi_every_node_np${np}
-             COMMAND sh ${CMAKE_SOURCE_DIR}/tests/mpi_every_node.sh ${TRN_MPIRUN}
-                     $<TARGET_FILE:terrane-mpi> $<TARGET_FILE:terrane> ${np}
-                     ${CMAKE_CURRENT_BINARY_DIR}/mpi_all_np${np})
-  else()
-    add_test(NAME mpi_every_node_np${np}
-             COMMAND sh -c "echo 'OpenMPI not built in (TRN_MPI off or not found): skipped'; exit 77")
-  endif()
-  set_tests_properties(mpi_every_node_np${np} PROPERTIES SKIP_RETURN_CODE 77
-                       ENVIRONMENT "${TRN_MPI_TEST_ENV}" TIMEOUT 600)
-  if(TRN_MPI_BUILT AND TRN_MPIRUN)
-    add_test(NAME mpi_stream_power_np${np}
-             COMMAND sh ${CMAKE_SOURCE_DIR}/tests/mpi_stream_power.sh ${TRN_MPIRUN}
-                     $<TARGET_FILE:terrane-mpi> ${np} ${CMAKE_CURRENT_BINARY_DIR}/mpi_sp_np${np})
-  else()
-    add_test(NAME mpi_stream_power_np${np}
-             COMMAND sh -c "echo 'OpenMPI not built in (TRN_MPI off or not found): skipped'; exit 77")
-  endif()
-  set_tests_properties(mpi_stream_power_np${np} PROPERTIES SKIP_RETURN_CODE 77
-                       ENVIRONMENT "${TRN_MPI_TEST_ENV}" TIMEOUT 300)
-  if(TRN_MPI_BUILT AND TRN_MPIRUN)
-    add_test(NAME mpi_generate_strokes_np${np}
-             COMMAND sh ${CMAKE_SOURCE_DIR}/tests/mpi_generate_strokes.sh ${TRN_MPIRUN}
-                     $<TARGET_FILE:terrane-mpi> $<TARGET_FILE:terrane> ${np}
-                     ${CMAKE_CURRENT_BINARY_DIR}/mpi_strokes_np${np})
-  else()
-    add_test(NAME mpi_generate_strokes_np${np}
-             COMMAND sh -c "echo 'OpenMPI not built in (TRN_MPI off or not found): skipped'; exit 77")
-  endif()
-  set_tests_properties(mpi_generate_strokes_np${np} PROPERTIES SKIP_RETURN_CODE 77
-                       ENVIRONMENT "${TRN_MPI_TEST_ENV}" TIMEOUT 300)
+  trn_mpi_test(mpi_generate_np${np} 600 mpi_generate.sh $<TARGET_FILE:terrane-mpi>
+               $<TARGET_FILE:terrane> ${np} ${CMAKE_SOURCE_DIR} ${B}/mpi_gen_np${np})
+  trn_mpi_test(mpi_every_node_np${np} 600 mpi_every_node.sh $<TARGET_FILE:terrane-mpi>
+               $<TARGET_FILE:terrane> ${np} ${B}/mpi_all_np${np})
+  trn_mpi_test(mpi_stream_power_np${np} 300 mpi_stream_power.sh $<TARGET_FILE:terrane-mpi> ${np}
+               ${B}/mpi_sp_np${np})
+  trn_mpi_test(mpi_generate_strokes_np${np} 300 mpi_generate_strokes.sh
+               $<TARGET_FILE:terrane-mpi> $<TARGET_FILE:terrane> ${np} ${B}/mpi_strokes_np${np})
 endforeach()
