@@ -894,21 +894,30 @@ static const char recipe_strokes[] =
     "{\"type\":\"protect\",\"grid\":[64,64],\"samples\":[[32,32,7.5],[33,32,-1],[16,40,3]]}],"
     "\"exclusions\":[{\"type\":\"exclusion\",\"radius\":10,\"center\":[200,200]}]}";
 
-static void test_strokes_on_tiles(void)
+/* A recipe with strokes, its whole grid generated on one thread, and its graph with options for
+ * one thread: what the tiled runs below are compared with. */
+static void strokes_world(const char *json, trn_recipe *r, trn_generated *gen, trn_graph *g,
+                          trn_graph_options *o)
 {
-    trn_recipe r;
     trn_error e;
-    CHECK_OK(trn_recipe_parse(recipe_strokes, strlen(recipe_strokes), "s.json", &r, NULL, &e));
+    CHECK_OK(trn_recipe_parse(json, strlen(json), "s.json", r, NULL, &e));
     trn_generate_options go;
     memset(&go, 0, sizeof go);
     go.threads = 1;
+    CHECK_OK(trn_recipe_generate(r, &go, gen, NULL, NULL, &e));
+    CHECK_OK(trn_graph_from_recipe(r, g, &e));
+    memset(o, 0, sizeof *o);
+    o->threads = 1;
+}
+
+static void test_strokes_on_tiles(void)
+{
+    trn_recipe r;
     trn_generated gen;
-    CHECK_OK(trn_recipe_generate(&r, &go, &gen, NULL, NULL, &e));
     trn_graph g;
-    CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
     trn_graph_options o;
-    memset(&o, 0, sizeof o);
-    o.threads = 1;
+    trn_error e;
+    strokes_world(recipe_strokes, &r, &gen, &g, &o);
     /* The strokes change the heights (else the comparison below would prove nothing). */
     trn_graph_run *run = NULL;
     trn_graph_value v;
@@ -969,18 +978,11 @@ static const char recipe_chain[] =
 static void windows_match(const char *json)
 {
     trn_recipe r;
-    trn_error e;
-    CHECK_OK(trn_recipe_parse(json, strlen(json), "s.json", &r, NULL, &e));
-    trn_generate_options go;
-    memset(&go, 0, sizeof go);
-    go.threads = 1;
     trn_generated gen;
-    CHECK_OK(trn_recipe_generate(&r, &go, &gen, NULL, NULL, &e));
     trn_graph g;
-    CHECK_OK(trn_graph_from_recipe(&r, &g, &e));
     trn_graph_options o;
-    memset(&o, 0, sizeof o);
-    o.threads = 1;
+    trn_error e;
+    strokes_world(json, &r, &gen, &g, &o);
     const size_t n = (size_t)SAMPLES * SAMPLES;
     float *v = malloc(n * sizeof *v);
     CHECK(v != NULL);
