@@ -202,6 +202,55 @@ static void test_diffusion_rock(void)
     trn_field_dispose(&f);
 }
 
+/* Nonlinear creep (creep_slope): each link's flux is the linear one times 1 / (1 - (S / Sc)^2)
+ * of its own gradient, at most TRN_CREEP_FACTOR_MAX, so a steep side creeps faster than a
+ * gentle one, what one sample loses its neighbours gain, and the substeps keep it stable. */
+static void test_creep_slope(void)
+{
+    trn_field f;
+    trn_error e;
+    CHECK_OK(trn_field_init(&f, 6, 6, 12.0, 6.0, &e)); /* dx 2, dz 1 */
+    trn_stream_power_params p = quiet_params();
+    p.erodibility = 1e-300;
+    p.uplift = 0.0;
+    p.diffusion = 0.1;
+    p.creep_slope = 45.0; /* Sc 1 */
+    p.dt = 0.5;           /* limit 0.45 / (0.1 * 4 * (1/4 + 1)) = 0.9: one substep */
+    p.steps = 1;
+    const double kdt = 0.05;
+    /* A bump of 0.5: gradients 0.25 east and west (over dx 2), 0.5 north and south. */
+    memset(f.heights, 0, 49 * sizeof(float));
+    f.heights[3 * 7 + 3] = 0.5f;
+    CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+    const double fe = 1.0 / (1.0 - 0.0625), fn = 1.0 / (1.0 - 0.25);
+    CHECK(fabs(f.heights[3 * 7 + 4] - kdt * fe * 0.5 / 4.0) < 1e-7);
+    CHECK(fabs(f.heights[3 * 7 + 2] - kdt * fe * 0.5 / 4.0) < 1e-7);
+    CHECK(fabs(f.heights[4 * 7 + 3] - kdt * fn * 0.5) < 1e-7);
+    CHECK(fabs(f.heights[3 * 7 + 3] - (0.5 - kdt * 0.5 * (2.0 * fe / 4.0 + 2.0 * fn))) < 1e-7);
+    double sum = 0;
+    for (int k = 0; k < 49; k++)
+        sum += f.heights[k];
+    CHECK(fabs(sum - 0.5) < 1e-6);
+    /* A spike of 8 stands over Sc on every side: the factor stops at its cap. */
+    memset(f.heights, 0, 49 * sizeof(float));
+    f.heights[3 * 7 + 3] = 8.0f;
+    CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+    CHECK(fabs(f.heights[3 * 7 + 4] - kdt * TRN_CREEP_FACTOR_MAX * 8.0 / 4.0) < 1e-6);
+    CHECK(fabs(f.heights[4 * 7 + 3] - kdt * TRN_CREEP_FACTOR_MAX * 8.0) < 1e-6);
+    /* A step far over the limit is substepped for the cap: nothing overshoots. */
+    memset(f.heights, 0, 49 * sizeof(float));
+    f.heights[3 * 7 + 3] = 8.0f;
+    p.dt = 100.0;
+    CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+    for (int k = 0; k < 49; k++)
+        CHECK(f.heights[k] >= 0.0f && f.heights[k] <= 8.0f);
+    /* 90 degrees or more: refused. */
+    p.creep_slope = 90.0;
+    CHECK_STATUS(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(e.message, "creep_slope: expected 0 (off) or between 0 and 90");
+    trn_field_dispose(&f);
+}
+
 /* A closed depression is routed over its sill: the lake floor does not erode, the sill (which
  * carries the basin's area) does. Heights are never raised to fill it. */
 static void test_lake_drains_over_sill(void)
@@ -1286,6 +1335,7 @@ int main(void)
     RUN(test_uplift_mask_and_base_level);
     RUN(test_diffusion);
     RUN(test_diffusion_rock);
+    RUN(test_creep_slope);
     RUN(test_lake_drains_over_sill);
     RUN(test_sea_surface);
     RUN(test_sea_surface_coarsened);

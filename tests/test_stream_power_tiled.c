@@ -836,6 +836,11 @@ static void test_refused(void)
                  TRN_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "critical slope");
     p.critical_slope = 0;
+    p.creep_slope = 30;
+    CHECK_STATUS(trn_stream_power_run_tiled(&f, &p, 8, NULL, NULL, NULL, NULL, &err),
+                 TRN_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message, "nonlinear creep (creep_slope) is not supported in tiles");
+    p.creep_slope = 0;
     CHECK(hash_floats(f.heights, trn_field_sample_count(&f)) == h0);
     trn_field_dispose(&f);
 }

@@ -78,6 +78,13 @@ typedef struct trn_stream_power_params {
                                  incise: hillslopes shaped by diffusion and the critical slope
                                  alone (default 0: every sample incises) */
     double critical_slope;    /* degrees, 0 (off) or 0 < c < 90 (default 0) */
+    double creep_slope;       /* degrees, 0 (off, linear creep) or 0 < c < 90 (default 0):
+                                 nonlinear creep (Roering, Kirchner and Dietrich 1999): the
+                                 flux between two samples is Kd S / (1 - (S / Sc)^2), S their
+                                 gradient and Sc tan(creep_slope), so steep sides creep fast
+                                 towards a planar threshold while gentle crests creep at Kd;
+                                 the factor stops at TRN_CREEP_FACTOR_MAX (S >= 0.87 Sc), and
+                                 the creep's substeps grow by that factor */
     double dt;                /* time step > 0 (default 1000) */
     uint32_t steps;           /* >= 1 (default 100) */
     double sea_level;         /* samples at or below are base level; NaN: only the border */
@@ -112,6 +119,9 @@ typedef struct trn_stream_power_params {
     float *drainage_area;     /* optional output (field layout): each sample's drainage area in
                                  world units^2 after the last step */
 } trn_stream_power_params;
+
+/* The largest factor nonlinear creep puts on Kd (creep_slope). */
+#define TRN_CREEP_FACTOR_MAX 4.0
 
 void trn_stream_power_params_default(trn_stream_power_params *p);
 

@@ -878,7 +878,7 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
     const trn_flow_routing fine_routing =
         o->fine_routing != TRN_ROUTING_SAME ? o->fine_routing : o->sp.routing;
     const bool tiled = fine_steps && o->fine_tile > 0 && fine_routing != TRN_ROUTING_MFD &&
-                       !(o->sp.critical_slope > 0) &&
+                       !(o->sp.critical_slope > 0) && !(o->sp.creep_slope > 0) &&
                        (uint64_t)field->cells_x * field->cells_z * TILED_LEVEL_RATIO > out_cells;
     /* By bands across processes, each makes and holds only its window of the fine grid's
      * rows (its tiles' with their halo, and its band), and the edges the ring of outlets

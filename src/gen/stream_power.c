@@ -1598,6 +1598,9 @@ static trn_status check_params(const trn_stream_power_params *p, trn_error *err)
                           p->critical_slope == 0 ||
                               (p->critical_slope > 0 && p->critical_slope < 90),
                           "0 (off) or between 0 and 90 degrees", p->critical_slope)) ||
+        (st = check_param(err, "creep_slope",
+                          p->creep_slope == 0 || (p->creep_slope > 0 && p->creep_slope < 90),
+                          "0 (off) or between 0 and 90 degrees", p->creep_slope)) ||
         (st = check_param(err, "dt", isfinite(p->dt) && p->dt > 0, "> 0", p->dt)) ||
         (st = check_param(err, "steps", p->steps >= 1, "at least 1", (double)p->steps)) ||
         (st = check_param(err, "routing",
@@ -2005,6 +2008,58 @@ static void diffuse_varied_job(sp_state *s, void *arg, int tid, int nt)
     }
 }
 
+/* Nonlinear creep's factor on Kd between two samples dh apart at inverse spacing inv
+ * (Roering, Kirchner and Dietrich 1999): 1 / (1 - (S / Sc)^2) for the gradient S, capped at
+ * TRN_CREEP_FACTOR_MAX where S nears Sc (isc is 1 / Sc), so the explicit step stays stable. */
+static inline double creep_factor(double dh, double inv, double isc)
+{
+    const double r = dh * inv * isc, r2 = r * r;
+    const double lim = 1.0 - 1.0 / TRN_CREEP_FACTOR_MAX;
+    return r2 >= lim ? TRN_CREEP_FACTOR_MAX : 1.0 / (1.0 - r2);
+}
+
+/* One substep of nonlinear creep (creep_slope): each of the four links' flux is the linear
+ * one times creep_factor of its own gradient (and, with rock factors, the mean of the two
+ * samples'), so what leaves one sample reaches the other. */
+static void diffuse_nonlinear_job(sp_state *s, void *arg, int tid, int nt)
+{
+    const sp_job_args *a = arg;
+    const double *h = a->h, ax = a->ax, az = a->az, kdt = a->kdt;
+    const double ix = sqrt(ax), iz = sqrt(az);
+    const double isc = 1.0 / tan(a->p->creep_slope * 3.14159265358979323846 / 180.0);
+    double *out = a->out;
+    const uint32_t nx = s->nx, nz = s->nz;
+    const float *f = s->dfac;
+    size_t j0, j1;
+    sp_share(nz, tid, nt, &j0, &j1);
+    for (uint32_t j = (uint32_t)j0; j < j1; j++) {
+        const size_t row = (size_t)j * nx;
+        if (j == 0 || j + 1u == nz) {
+            memcpy(out + row, h + row, nx * sizeof *out);
+            continue;
+        }
+        const double *up = h + row - nx, *mid = h + row, *dn = h + row + nx;
+        out[row] = mid[0];
+        out[row + nx - 1u] = mid[nx - 1u];
+        for (uint32_t i = 1; i + 1u < nx; i++) {
+            const double c = mid[i];
+            const double dw = mid[i - 1] - c, de = mid[i + 1] - c, du = up[i] - c,
+                         dd = dn[i] - c;
+            double gw = creep_factor(dw, ix, isc), ge = creep_factor(de, ix, isc),
+                   gu = creep_factor(du, iz, isc), gd = creep_factor(dd, iz, isc);
+            if (f) {
+                const size_t k = row + i;
+                const double fk = (double)f[k];
+                gw *= 0.5 * (fk + f[k - 1]);
+                ge *= 0.5 * (fk + f[k + 1]);
+                gu *= 0.5 * (fk + f[k - nx]);
+                gd *= 0.5 * (fk + f[k + nx]);
+            }
+            out[i + row] = c + kdt * (ax * (gw * dw + ge * de) + az * (gu * du + gd * dd));
+        }
+    }
+}
+
 /* The walls take the heights of the samples inside them (land: no flux across the edge) or
  * go back to SP_WALL. */
 static void sp_walls(sp_state *s, bool land)
@@ -2020,15 +2075,20 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
     if (p->diffusion <= 0) return;
     const double ax = 1.0 / (s->dx * s->dx), az = 1.0 / (s->dz * s->dz);
     /* Creep varying with the rock: stable for the largest factor. */
-    const double fmax = s->dfac ? s->dfac_max : 1.0;
+    const double fmax = (s->dfac ? s->dfac_max : 1.0) *
+                        (p->creep_slope > 0 ? TRN_CREEP_FACTOR_MAX : 1.0);
     const double limit = 0.45 / (p->diffusion * fmax * (ax + az));
     uint32_t sub = (uint32_t)ceil(p->dt / limit);
     if (sub < 1) sub = 1;
     const double kdt = p->diffusion * p->dt / (double)sub;
     for (uint32_t it = 0; it < sub; it++) {
         sp_walls(s, true);
-        sp_job_args a = {.h = s->h, .out = s->tmp, .ax = ax, .az = az, .kdt = kdt};
-        sp_par(s, s->dfac ? diffuse_varied_job : diffuse_job, &a);
+        sp_job_args a = {.p = p, .h = s->h, .out = s->tmp, .ax = ax, .az = az, .kdt = kdt};
+        sp_par(s,
+               p->creep_slope > 0 ? diffuse_nonlinear_job
+               : s->dfac          ? diffuse_varied_job
+                                  : diffuse_job,
+               &a);
         for (size_t q = 0; q < s->nibase; q++)
             s->tmp[s->ibase[q]] = s->h[s->ibase[q]];
         double *t = s->h;
@@ -4994,12 +5054,14 @@ trn_status trn_stream_power_run_tiled_window(trn_field *field, const trn_stream_
     if (tile < 1)
         return trn_error_set(err, TRN_ERR_INVALID_ARGUMENT, NULL, -1,
                              "stream power in tiles: tile: expected at least 1, found 0");
-    if (p->routing == TRN_ROUTING_MFD || p->critical_slope > 0)
+    if (p->routing == TRN_ROUTING_MFD || p->critical_slope > 0 || p->creep_slope > 0)
         return trn_error_set(err, TRN_ERR_UNSUPPORTED, NULL, -1,
                              "stream power in tiles: %s is not supported in tiles yet (d8 or "
-                             "rho8 routing without a critical slope is); run it on the whole "
-                             "grid",
-                             p->routing == TRN_ROUTING_MFD ? "mfd routing" : "a critical slope");
+                             "rho8 routing without a critical slope or nonlinear creep is); "
+                             "run it on the whole grid",
+                             p->routing == TRN_ROUTING_MFD ? "mfd routing"
+                             : p->critical_slope > 0       ? "a critical slope"
+                                                           : "nonlinear creep (creep_slope)");
     const bool dep = p->deposition > 0;
     const uint32_t pad = p->border_outlets ? 1u : 0u;
     const uint32_t fnx = field->cells_x + 1u, fnz = field->cells_z + 1u;

@@ -30,6 +30,8 @@ static const trn_param_spec p_sp[] = {
     NUM("channel_threshold", 0, 0, 1e15,
         "world units^2 of drainage area below which ground does not incise (hillslopes)"),
     NUM("critical_slope", 0, 0, 89.9, "degrees; steeper slopes collapse (0 = off)"),
+    NUM("creep_slope", 0, 0, 89.9,
+        "degrees; nonlinear creep: sides creep faster as they near this slope (0 = linear)"),
     NUM("dt", 20000, 1e-6, 1e9, "time step"),
     INT("steps", 200, 1, 100000, "time steps"),
     INT("coarsen", 1, 1, 64, "evolve on a grid this many times coarser, then amplify"),
@@ -216,6 +218,7 @@ static const trn_param_field sp_fields[] = {
     ROW("diffusion", DOUBLE, o.sp.diffusion),
     ROW("channel_threshold", DOUBLE, o.sp.channel_threshold),
     ROW("critical_slope", DOUBLE, o.sp.critical_slope),
+    ROW("creep_slope", DOUBLE, o.sp.creep_slope),
     ROW("dt", DOUBLE, o.sp.dt),
     ROW("steps", U32, o.sp.steps),
     ROW("steps", NUMBER_GIVEN, steps_given),
@@ -301,7 +304,7 @@ bool trn_node_evolve_fine_in_tiles(const trn_graph_node *n, const trn_node_type 
     const trn_flow_routing fine =
         o.fine_routing != TRN_ROUTING_SAME ? o.fine_routing : o.sp.routing;
     return o.coarsen > 1 && !o.cascade_steps && fine != TRN_ROUTING_MFD &&
-           !(o.sp.critical_slope > 0) && !is(p.border, "open");
+           !(o.sp.critical_slope > 0) && !(o.sp.creep_slope > 0) && !is(p.border, "open");
 }
 
 uint64_t trn_node_evolve_handover_bytes(const trn_graph_node *n, const trn_node_type *t,
@@ -602,7 +605,7 @@ trn_status trn_node_evolve(const trn_node_ctx *c, const trn_graph_node *node,
         o.fine_routing != TRN_ROUTING_SAME ? o.fine_routing : o.sp.routing;
     if (bands && refine == 1 && o.coarsen > 1 && o.fine_steps &&
         fine_routing != TRN_ROUTING_MFD && !(o.sp.critical_slope > 0) &&
-        !(o.sp.sea_surface && isfinite(o.sp.sea_level)))
+        !(o.sp.creep_slope > 0) && !(o.sp.sea_surface && isfinite(o.sp.sea_level)))
         o.fine_bands = c->solve_bands;
     /* reference_cell: run on a copy scaled by s in all three axes, which reads the parameters
      * at the reference scale (slopes and the drainage pattern do not change with s). */
