@@ -2075,8 +2075,8 @@ static void sp_diffuse(sp_state *s, const trn_stream_power_params *p)
     if (p->diffusion <= 0) return;
     const double ax = 1.0 / (s->dx * s->dx), az = 1.0 / (s->dz * s->dz);
     /* Creep varying with the rock: stable for the largest factor. */
-    const double fmax = (s->dfac ? s->dfac_max : 1.0) *
-                        (p->creep_slope > 0 ? TRN_CREEP_FACTOR_MAX : 1.0);
+    const double fmax =
+        (s->dfac ? s->dfac_max : 1.0) * (p->creep_slope > 0 ? TRN_CREEP_FACTOR_MAX : 1.0);
     const double limit = 0.45 / (p->diffusion * fmax * (ax + az));
     uint32_t sub = (uint32_t)ceil(p->dt / limit);
     if (sub < 1) sub = 1;
