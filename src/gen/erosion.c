@@ -646,7 +646,7 @@ atomic_ullong trn_erosion_stolen;
 static bool queue_next(own_queue *qs, int nq, int me, uint32_t *item)
 {
     if (me < nq && queue_take(&qs[me], false, item)) return true;
-    for (int k = 1; k <= nq; k++)
+    for (int k = 1; k < nq; k++)
         if (queue_take(&qs[(me + k) % nq], true, item)) {
             if (trn_erosion_queue_test) atomic_fetch_add(&trn_erosion_stolen, 1u);
             return true;
