@@ -794,8 +794,13 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
 #endif
                 uint32_t k;
                 while (queue_next(queues, nq, me, &k)) {
+                    /* The tile's ledger on this thread's stack while its droplets add to it:
+                     * the ledgers of a phase's tiles share cache lines (40 bytes each), and
+                     * another thread may be adding to the next tile's. */
                     const size_t t = order[k].tile;
-                    run_tile_round(&c, &g, t % g.tiles_x, t / g.tiles_x, round, &acc[t]);
+                    tile_acc a = acc[t];
+                    run_tile_round(&c, &g, t % g.tiles_x, t / g.tiles_x, round, &a);
+                    acc[t] = a;
                 }
             }
             for (size_t k = 0; k < np; k++) {
