@@ -617,7 +617,7 @@ static float *grid_floats(const trn_field *field)
  * holds one thread back the others still finish the stage. Any thread may run any item: the
  * bytes do not depend on who runs what. */
 typedef struct own_queue {
-    _Atomic uint64_t span; /* front | back << 32: the items [front, back) not yet taken */
+    _Atomic uint64_t span;           /* front | back << 32: the items [front, back) not yet taken */
     char pad[64 - sizeof(uint64_t)]; /* one queue a cache line: the threads do not share one */
 } own_queue;
 
@@ -707,7 +707,7 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
     tile_acc *acc = NULL;
     tile_cost *order = NULL;
     own_queue *queues = NULL;
-    uint32_t *first = NULL; /* each queue's first item, and the end */
+    uint32_t *first = NULL;                /* each queue's first item, and the end */
     uint64_t *walked = NULL, *last = NULL; /* each tile's steps so far and in its last round */
     float *scratch = NULL;
 
