@@ -621,7 +621,7 @@ typedef struct own_queue {
     char pad[64 - sizeof(uint64_t)]; /* one queue a cache line: the threads do not share one */
 } own_queue;
 
-/* A run from the front (own) or the back (another's). */
+/* An item of q not yet taken: its front one (q's own thread) or its back one (another). */
 static bool queue_take(own_queue *q, bool back, uint32_t *item)
 {
     uint64_t s = atomic_load_explicit(&q->span, memory_order_relaxed);
@@ -850,8 +850,8 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
 #endif
                 uint32_t ch;
                 while (queue_next(queues, nq, me, &ch)) {
-                    const size_t z1 = ch * THERMAL_CHUNK + THERMAL_CHUNK;
-                    for (size_t z = ch * THERMAL_CHUNK; z < z1 && z < nz; z++)
+                    const size_t z0 = (size_t)ch * THERMAL_CHUNK, z1 = z0 + THERMAL_CHUNK;
+                    for (size_t z = z0; z < z1 && z < nz; z++)
                         thermal_row(src, dst, nx, 0, nz, z, &tc);
                 }
             }
