@@ -197,6 +197,43 @@ static void test_small_tiles_any_threads(void)
     trn_field_dispose(&f);
 }
 
+/* The threads own runs of a phase's tiles and of a thermal pass's row chunks and take from
+ * another's run only when theirs is empty: with every item given to the first thread (1) or to
+ * none (2), the others take them from its back, and every tile and chunk still runs once per
+ * stage, so the bytes and ledger are one thread's. Hook 2 steals every item: 4 rounds of the
+ * 12x12 tiles and 3 thermal passes of 13 chunks of 16 rows (201 rows). */
+static void test_queue_stealing(void)
+{
+    trn_field f;
+    make_terrain(&f, 200);
+    const size_t n = trn_field_sample_count(&f);
+    trn_erosion_params p;
+    trn_erosion_params_default(&p, TRN_EROSION_FINAL);
+    p.lifetime = 4;
+    p.radius = 2; /* tiles of 18 samples: 12x12 tiles */
+    p.droplets = 60000;
+    p.thermal_iterations = 3;
+    p.threads = 1;
+    trn_erosion_result r0, r;
+    CHECK_OK(trn_erosion_run(&f, &p, 31, &r0, NULL, NULL, NULL));
+    for (int hook = 1; hook <= 2; hook++)
+        for (int t = 1; t <= 3; t++) {
+            trn_erosion_queue_test = hook;
+            atomic_store(&trn_erosion_stolen, 0u);
+            p.threads = t;
+            CHECK_OK(trn_erosion_run(&f, &p, 31, &r, NULL, NULL, NULL));
+            trn_erosion_queue_test = 0;
+            CHECK(memcmp(r0.field.heights, r.field.heights, n * sizeof(float)) == 0);
+            CHECK(memcmp(&r0.ledger, &r.ledger, sizeof r.ledger) == 0);
+            const unsigned long long stolen = atomic_load(&trn_erosion_stolen);
+            if (hook == 2) CHECK_EQ_INT(stolen, 4u * 144u + 3u * 13u);
+            if (hook == 1 && t == 1) CHECK_EQ_INT(stolen, 0);
+            trn_erosion_result_dispose(&r);
+        }
+    trn_erosion_result_dispose(&r0);
+    trn_field_dispose(&f);
+}
+
 /* A grid smaller than the brush and than one tile: every brush is clipped at the edges and
  * the ledger still balances. */
 static void test_tiny_grid(void)
@@ -740,6 +777,7 @@ int main(void)
     RUN(test_ledger_balance);
     RUN(test_threads_bit_identical);
     RUN(test_small_tiles_any_threads);
+    RUN(test_queue_stealing);
     RUN(test_tiny_grid);
     RUN(test_flat_does_nothing);
     RUN(test_tilted_plane);

@@ -1,6 +1,7 @@
 /* Droplet hydraulic erosion run in a deterministic checkerboard of tiles (or the transport
  * mode's steps), then thermal relaxation; on the whole grid or row band by row band. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,7 +321,7 @@ static void run_tile_row(const walk_ctx *c, const drop_plan *g, size_t tz, uint3
 
 /* ---- thermal relaxation: gather from a read-only copy, so rows are independent ---- */
 
-#define THERMAL_CHUNK 16 /* rows a thread takes at a time on the whole grid */
+#define THERMAL_CHUNK 16u /* rows a thread takes at a time on the whole grid */
 
 typedef struct thermal_ctx {
     float k, tx, tz, td; /* transfer factor and height allowed across x, z and diagonal steps */
@@ -605,6 +606,72 @@ static float *grid_floats(const trn_field *field)
     return malloc(bytes ? bytes : 1u);
 }
 
+/* ---- work that stays on its thread ---- */
+
+/* A stage's items (a phase's tiles, a thermal pass's row chunks) dealt to the threads as runs
+ * in grid order, the same runs stage after stage: a thread walks the same rows of the grid
+ * each time, so they stay in its core's cache instead of moving to the other core's whenever
+ * the other thread takes a tile there (a tile's rows, the ones its droplets reach beyond it,
+ * and the rows a thermal chunk reads and writes). A thread takes its own run from the front;
+ * once that is empty it takes from the back of another's, so where the machine's other work
+ * holds one thread back the others still finish the stage. Any thread may run any item: the
+ * bytes do not depend on who runs what. */
+typedef struct own_queue {
+    _Atomic uint64_t span;           /* front | back << 32: the items [front, back) not yet taken */
+    char pad[64 - sizeof(uint64_t)]; /* one queue a cache line: the threads do not share one */
+} own_queue;
+
+/* An item of q not yet taken: its front one (q's own thread) or its back one (another). */
+static bool queue_take(own_queue *q, bool back, uint32_t *item)
+{
+    uint64_t s = atomic_load_explicit(&q->span, memory_order_relaxed);
+    for (;;) {
+        const uint32_t front = (uint32_t)s, end = (uint32_t)(s >> 32);
+        if (front >= end) return false;
+        const uint64_t next = back ? (uint64_t)(end - 1u) << 32 | front : s + 1u;
+        if (atomic_compare_exchange_weak_explicit(&q->span, &s, next, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+            *item = back ? end - 1u : front;
+            return true;
+        }
+    }
+}
+
+int trn_erosion_queue_test;
+atomic_ullong trn_erosion_stolen;
+
+/* The next item for thread me of nq queues: its own queue's front, else the back of the queues
+ * after it in turn (the neighbouring run first). False once every queue is empty: nothing is
+ * ever added to a stage's queues, so the stage is then taken in full. */
+static bool queue_next(own_queue *qs, int nq, int me, uint32_t *item)
+{
+    if (me < nq && queue_take(&qs[me], false, item)) return true;
+    for (int k = 1; k < nq; k++)
+        if (queue_take(&qs[(me + k) % nq], true, item)) {
+            if (trn_erosion_queue_test) atomic_fetch_add(&trn_erosion_stolen, 1u);
+            return true;
+        }
+    return false;
+}
+
+/* Queue q of nq gets items [first[q], first[q + 1]); under the test hook every item goes to
+ * queue 0 (1) or to the last queue, which no thread owns (2). Returns the queues to use. */
+static int queues_deal(own_queue *qs, int threads, const uint32_t *first, uint32_t n)
+{
+    const int hook = trn_erosion_queue_test, nq = threads + (hook == 2);
+    for (int q = 0; q < nq; q++) {
+        uint32_t a = 0u, b = 0u;
+        if (!hook) {
+            a = first[q];
+            b = first[q + 1];
+        } else if (q == (hook == 1 ? 0 : nq - 1)) {
+            b = n;
+        }
+        atomic_store_explicit(&qs[q].span, (uint64_t)b << 32 | a, memory_order_relaxed);
+    }
+    return nq;
+}
+
 /* A tile of a phase and the steps its droplets walked in its last round. */
 typedef struct tile_cost {
     uint64_t steps;
@@ -639,6 +706,8 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
     brush *b = NULL;
     tile_acc *acc = NULL;
     tile_cost *order = NULL;
+    own_queue *queues = NULL;
+    uint32_t *first = NULL;                /* each queue's first item, and the end */
     uint64_t *walked = NULL, *last = NULL; /* each tile's steps so far and in its last round */
     float *scratch = NULL;
 
@@ -667,7 +736,9 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
     order = malloc(tiles * sizeof *order);
     walked = calloc(tiles, sizeof *walked);
     last = calloc(tiles, sizeof *last);
-    if (!b || !acc || !order || !walked || !last) {
+    queues = calloc((size_t)threads + 1u, sizeof *queues);
+    first = calloc((size_t)threads + 2u, sizeof *first);
+    if (!b || !acc || !order || !walked || !last || !queues || !first) {
         st = oom(err);
         goto done;
     }
@@ -683,27 +754,56 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
     }
     /* Round by round, phase by phase: every tile of a phase at once. Any order that keeps each
      * pair of neighbouring tiles' rounds and phases in this order gives the same bytes (the
-     * row-band run's does). Within a phase the threads take the tiles longest first, by the
-     * steps each walked in its last round (in tile order in the first): a phase ends when its
-     * last tile does, and a long tile taken last would leave the other threads waiting. */
+     * row-band run's does). A phase's tiles, in tile order, are dealt to the threads as runs of
+     * about equal steps, by the steps each walked in its last round (plus one, so the first
+     * round's runs are equal counts): each thread's run is then about the same rows of tiles
+     * phase after phase and round after round (own_queue). Within its run a thread takes the
+     * tiles longest first, and a thread that finishes early takes the shortest left in
+     * another's: a phase ends when its last tile does, and a long tile taken last would leave
+     * the other threads waiting. */
     for (uint32_t round = 0; round < g.rounds; round++)
         for (int phase = 0; phase < 4; phase++) {
             const size_t px = (size_t)(phase & 1), pz = (size_t)(phase >> 1);
             const size_t cols = (g.tiles_x - px + 1) / 2, rows = (g.tiles_z - pz + 1) / 2;
-            const long long np = (long long)(cols * rows);
-            for (size_t k = 0; k < (size_t)np; k++) {
+            const size_t np = cols * rows;
+            uint64_t total = 0, sum = 0;
+            for (size_t k = 0; k < np; k++) {
                 const size_t t = (pz + 2 * (k / cols)) * g.tiles_x + px + 2 * (k % cols);
                 order[k] = (tile_cost){last[t], t};
+                total += last[t] + 1u;
             }
-            qsort(order, (size_t)np, sizeof *order, longest_first);
+            int q = 1;
+            first[0] = 0;
+            for (size_t k = 0; k < np; k++) {
+                sum += order[k].steps + 1u;
+                while (q < threads && sum * (uint64_t)threads >= total * (uint64_t)q)
+                    first[q++] = (uint32_t)(k + 1);
+            }
+            while (q <= threads)
+                first[q++] = (uint32_t)np;
+            for (q = 0; q < threads; q++)
+                qsort(order + first[q], first[q + 1] - first[q], sizeof *order, longest_first);
+            const int nq = queues_deal(queues, threads, first, (uint32_t)np);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel num_threads(threads)
 #endif
-            for (long long k = 0; k < np; k++) {
-                const size_t t = order[k].tile;
-                run_tile_round(&c, &g, t % g.tiles_x, t / g.tiles_x, round, &acc[t]);
+            {
+                int me = 0;
+#ifdef _OPENMP
+                me = omp_get_thread_num();
+#endif
+                uint32_t k;
+                while (queue_next(queues, nq, me, &k)) {
+                    /* The tile's ledger on this thread's stack while its droplets add to it:
+                     * the ledgers of a phase's tiles share cache lines (40 bytes each), and
+                     * another thread may be adding to the next tile's. */
+                    const size_t t = order[k].tile;
+                    tile_acc a = acc[t];
+                    run_tile_round(&c, &g, t % g.tiles_x, t / g.tiles_x, round, &a);
+                    acc[t] = a;
+                }
             }
-            for (size_t k = 0; k < (size_t)np; k++) {
+            for (size_t k = 0; k < np; k++) {
                 const size_t t = order[k].tile;
                 last[t] = acc[t].steps - walked[t];
                 walked[t] = acc[t].steps;
@@ -732,15 +832,29 @@ static trn_status erosion_on_grid(const trn_field *field, const trn_erosion_para
         const thermal_ctx tc =
             thermal_of(params, field->size_x / field->cells_x, field->size_z / field->cells_z);
         float *src = r.field.heights, *dst = scratch;
+        /* Rows in chunks, each thread its band of them pass after pass (own_queue): where the
+         * machine's other work holds one thread back, the others take its chunks instead of
+         * waiting for it. */
+        const size_t chunks = (nz + THERMAL_CHUNK - 1) / THERMAL_CHUNK;
+        for (int q = 0; q <= threads; q++)
+            first[q] = (uint32_t)(chunks * (size_t)q / (size_t)threads);
         for (uint32_t k = 0; k < params->thermal_iterations; k++) {
-            const long long nzl = (long long)nz;
-            /* Rows in chunks taken as threads come free: where the machine's other work holds
-             * one thread back, the others take its rows instead of waiting for it. */
+            const int nq = queues_deal(queues, threads, first, (uint32_t)chunks);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, THERMAL_CHUNK) num_threads(threads)
+#pragma omp parallel num_threads(threads)
 #endif
-            for (long long z = 0; z < nzl; z++)
-                thermal_row(src, dst, nx, 0, nz, (size_t)z, &tc);
+            {
+                int me = 0;
+#ifdef _OPENMP
+                me = omp_get_thread_num();
+#endif
+                uint32_t ch;
+                while (queue_next(queues, nq, me, &ch)) {
+                    const size_t z0 = (size_t)ch * THERMAL_CHUNK, z1 = z0 + THERMAL_CHUNK;
+                    for (size_t z = z0; z < z1 && z < nz; z++)
+                        thermal_row(src, dst, nx, 0, nz, z, &tc);
+                }
+            }
             float *tmp = src;
             src = dst;
             dst = tmp;
@@ -765,6 +879,8 @@ done:
     free(b);
     free(acc);
     free(order);
+    free(queues);
+    free(first);
     free(walked);
     free(last);
     free(scratch);

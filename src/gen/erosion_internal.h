@@ -2,6 +2,7 @@
 #ifndef TRN_GEN_EROSION_INTERNAL_H
 #define TRN_GEN_EROSION_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,5 +73,12 @@ trn_status trn_erosion_run_rows_comm(size_t nx, size_t nz, double size_x, double
  * droplet cell). */
 bool trn_erosion_droplet_grid(const trn_erosion_params *p, uint32_t cells_x, uint32_t cells_z,
                               double size_x, double size_z, uint32_t *cx, uint32_t *cz);
+
+/* Test hook (0 unless a test sets it): the threads of a whole-grid run normally own runs of a
+ * stage's tiles or thermal row chunks and take another's only when theirs is empty; 1 gives
+ * every item of a stage to the first thread, 2 to no thread, so the others (2: all) take
+ * theirs from its back. trn_erosion_stolen counts the items so taken while the hook is set. */
+extern int trn_erosion_queue_test;
+extern atomic_ullong trn_erosion_stolen;
 
 #endif
