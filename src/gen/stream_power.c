@@ -202,15 +202,6 @@ typedef struct sp_state {
     uint32_t *wall, *wall_in;
     size_t nwall;
     struct sp_crew *crew; /* the threads held through the run (NULL: none) */
-    /* A large grid's crew of two: thread 0's part of the rows and of the stack's samples, in
-     * 1/65536 (split 0: even shares), and each thread's time in the jobs that measure them
-     * with the rows or samples done, on lines of their own (see sp_balance). */
-    uint32_t split, ssplit;
-    struct {
-        long ns, sns;
-        size_t rows, samples;
-        char pad[64 - 2 * sizeof(long) - 2 * sizeof(size_t)];
-    } busy[2];
 } sp_state;
 
 /* A wall's height outside diffusion: no slope towards it is positive, no pass across it is
@@ -562,78 +553,6 @@ static inline void sp_share(size_t count, int tid, int nt, size_t *lo, size_t *h
     *hi = count * (size_t)(tid + 1) / (size_t)nt;
 }
 
-/* Thread tid's rows [*j0, *j1) of a job by rows: even shares, or on a balanced crew of two
- * (s->split) thread 0's part. A job by rows gives the same bytes however they are cut. */
-static inline void sp_rows(const sp_state *s, int tid, int nt, size_t *j0, size_t *j1)
-{
-    if (nt == 2 && s->split) {
-        const size_t cut = (size_t)(((uint64_t)s->nz * s->split) >> 16);
-        *j0 = tid ? cut : 0;
-        *j1 = tid ? s->nz : cut;
-        return;
-    }
-    sp_share(s->nz, tid, nt, j0, j1);
-}
-
-/* The start of a share that sp_balance measures (0: none measured). */
-static inline long sp_busy_start(const sp_state *s, int nt)
-{
-    return nt == 2 && s->split ? sp_now_ns() : 0;
-}
-
-/* The end of a share started at t0 (sp_busy_start): its time and rows go to the thread's. */
-static inline void sp_busy_end(sp_state *s, int tid, long t0, size_t rows)
-{
-    if (!t0) return;
-    s->busy[tid].ns += sp_now_ns() - t0;
-    s->busy[tid].rows += rows;
-}
-
-/* The same for a share of the stack's samples. */
-static inline void sp_busy_end_stack(sp_state *s, int tid, long t0, size_t samples)
-{
-    if (!t0) return;
-    s->busy[tid].sns += sp_now_ns() - t0;
-    s->busy[tid].samples += samples;
-}
-
-/* Thread 0's next part from the threads' rates (work per ns) over the last step: half way
- * from part (in 1/65536) to the part that evens the two, within a quarter and three quarters
- * (part unchanged when either thread measured nothing). */
-static uint32_t sp_part(uint32_t part, double work0, double ns0, double work1, double ns1)
-{
-    if (!(work0 > 0 && ns0 > 0 && work1 > 0 && ns1 > 0)) return part;
-    const double v0 = work0 / ns0, v1 = work1 / ns1;
-    double f = 0.5 * ((double)part / 65536.0 + v0 / (v0 + v1));
-    f = f < 0.25 ? 0.25 : f > 0.75 ? 0.75 : f;
-    return (uint32_t)(f * 65536.0 + 0.5);
-}
-
-/* Between steps, on a large grid's crew of two: the two vCPUs of a shared machine do not run
- * at one speed (one takes the interrupts, the host runs other guests' work beside either), and
- * with even shares the faster thread waited for the other at every job: in 20 steps on 1025^2
- * on the project's 2-core VM one thread's shares took 15-20% longer than the other's in every
- * job (which one changed from run to run), and its partner waited 0.05 s of a 0.46 s run.
- * Each thread's rows per nanosecond in the receivers and the diffusion (the same work on
- * every row) set thread 0's part of the rows for the next step (sp_part): its rows of every
- * job by rows and of its passes. The stack's two pieces are not the same work per sample
- * (lakes, sea, the steep channels' Newton steps), so their cut (sp_chunks) has its own part,
- * from the samples per nanosecond of the drainage area and the incision. The bytes do not
- * depend on either part (the jobs by rows, the stack's pieces and the passes' halves give the
- * same results however they are cut). */
-static void sp_balance(sp_state *s)
-{
-    if (!s->split) return;
-    s->split = sp_part(s->split, (double)s->busy[0].rows, (double)s->busy[0].ns,
-                       (double)s->busy[1].rows, (double)s->busy[1].ns);
-    s->ssplit = sp_part(s->ssplit, (double)s->busy[0].samples, (double)s->busy[0].sns,
-                        (double)s->busy[1].samples, (double)s->busy[1].sns);
-    for (int t = 0; t < 2; t++) {
-        s->busy[t].ns = s->busy[t].sns = 0;
-        s->busy[t].rows = s->busy[t].samples = 0;
-    }
-}
-
 /* What the passes' jobs read; the counters are set before each job. */
 typedef struct sp_job_args {
     const trn_stream_power_params *p;
@@ -652,14 +571,6 @@ static inline size_t sp_take(sp_job_args *a, size_t count)
 {
     const size_t c = atomic_fetch_add_explicit(&a->next, 1u, memory_order_relaxed);
     return c < count ? c : SIZE_MAX;
-}
-
-/* Thread tid's m-th piece of the stack (SIZE_MAX: none left): from the counter, or on a
- * balanced crew of two its own, piece tid (sp_chunks cut them for the threads' speeds). */
-static inline size_t sp_piece(const sp_state *s, sp_job_args *a, int tid, int nt, size_t m)
-{
-    if (nt == 2 && s->split) return m == 0 && (size_t)tid < s->nchunk ? (size_t)tid : SIZE_MAX;
-    return sp_take(a, s->nchunk);
 }
 
 #include "core/kernel.h"
@@ -853,8 +764,7 @@ static void receivers_job(sp_state *s, void *arg, int tid, int nt)
     const double inv_unit = 1.4142135623730951 / s->dd;
     uint64_t pits = 0;
     size_t j0, j1;
-    sp_rows(s, tid, nt, &j0, &j1);
-    const long t0 = sp_busy_start(s, nt);
+    sp_share(nz, tid, nt, &j0, &j1);
     for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
@@ -883,7 +793,6 @@ static void receivers_job(sp_state *s, void *arg, int tid, int nt)
         s->row_pits[j] = row_pits;
         pits += row_pits;
     }
-    sp_busy_end(s, tid, t0, j1 - j0);
     atomic_fetch_add_explicit(&a->sum, pits, memory_order_relaxed);
 }
 
@@ -905,7 +814,7 @@ static void donors_job(sp_state *s, void *arg, int tid, int nt)
     const uint8_t *rc = s->rcode;
     uint8_t *dm = s->dmask;
     size_t j0, j1;
-    sp_rows(s, tid, nt, &j0, &j1);
+    sp_share(nz, tid, nt, &j0, &j1);
     if (arg && nt > 1) memset(s->basin + j0 * nx, 0, (j1 - j0) * nx * sizeof *s->basin);
     for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
@@ -1008,8 +917,7 @@ static void sp_chunks(sp_state *s)
      * 40% of the samples: cutting after it whenever it spans the share left one piece with 59%
      * of a 1025^2 grid where 52% was possible). */
     for (size_t t = 1; t < s->ntrees && c < want; t++) {
-        const size_t share =
-            want == 2 && s->split ? (size_t)(((uint64_t)s->n * s->ssplit) >> 16) : c * s->n / want;
+        const size_t share = c * s->n / want;
         if (s->tree_at[t] < share) continue;
         const size_t before = s->tree_at[t - 1u], after = s->tree_at[t];
         const size_t at = t > 1 && before > s->chunk_at[c - 1u] && share - before < after - share
@@ -1352,15 +1260,13 @@ typedef struct sp_route_args {
 static void passes_job(sp_state *s, void *arg, int tid, int nt)
 {
     sp_route_args *a = arg;
-    /* The halves' cut: the rows of a balanced crew's two threads (the same passes win). */
-    size_t c0, mid = s->nz / 2u;
-    if (nt == 2 && s->split) sp_rows(s, 0, 2, &c0, &mid);
+    const uint32_t mid = s->nz / 2u;
     for (int w = tid; w < 2; w += nt) {
         sp_pass_table *t = &a->t[w];
         for (size_t k = 0; k < t->cap; k++)
             t->slots[k].key = UINT64_MAX;
         memset(t->col_key, 0xff, s->nx * sizeof *t->col_key);
-        a->wok[w] = sp_passes(s, t, a->flags[w], w ? (uint32_t)mid : 0, w ? s->nz : (uint32_t)mid);
+        a->wok[w] = sp_passes(s, t, a->flags[w], w ? mid : 0, w ? s->nz : mid);
         const size_t c = t->count;
         a->part[w] = a->wok[w] ? malloc((c ? c : 1) * sizeof *a->part[w]) : NULL;
         sp_edge *scratch = a->part[w] ? malloc((c ? c : 1) * sizeof *scratch) : NULL;
@@ -1648,11 +1554,11 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
 /* Drainage area in samples, donors before receivers (the stack backwards), piece by piece. */
 static void area_job(sp_state *s, void *arg, int tid, int nt)
 {
+    (void)tid;
+    (void)nt;
     uint32_t *area = s->area;
     const uint32_t *stack = s->stack, *rcv = s->rcv;
-    size_t m = 0;
-    for (size_t c; (c = sp_piece(s, arg, tid, nt, m++)) != SIZE_MAX;) {
-        const long t0 = sp_busy_start(s, nt);
+    for (size_t c; (c = sp_take(arg, s->nchunk)) != SIZE_MAX;) {
         const size_t lo = s->chunk_at[c];
         for (size_t t = s->chunk_at[c + 1]; t-- > lo;) {
             if (t >= lo + SP_AHEAD) {
@@ -1663,16 +1569,15 @@ static void area_job(sp_state *s, void *arg, int tid, int nt)
             const uint32_t v = stack[t], r = rcv[v];
             if (r != v) area[r] += area[v];
         }
-        sp_busy_end_stack(s, tid, t0, s->chunk_at[c + 1] - lo);
     }
 }
 
 static void area_init_job(sp_state *s, void *arg, int tid, int nt)
 {
     (void)arg;
-    size_t j0, j1;
-    sp_rows(s, tid, nt, &j0, &j1);
-    for (size_t k = j0 * s->nx; k < j1 * s->nx; k++)
+    size_t lo, hi;
+    sp_share(s->n, tid, nt, &lo, &hi);
+    for (size_t k = lo; k < hi; k++)
         s->area[k] = 1;
 }
 
@@ -2035,15 +1940,14 @@ static void deposit_range(sp_state *s, const trn_stream_power_params *p, double 
 /* Implicit incision along the stack, piece by piece (each piece whole trees). */
 static void incise_job(sp_state *s, void *arg, int tid, int nt)
 {
+    (void)tid;
+    (void)nt;
     sp_job_args *a = arg;
-    size_t m = 0;
-    for (size_t c; (c = sp_piece(s, a, tid, nt, m++)) != SIZE_MAX;) {
-        const long t0 = sp_busy_start(s, nt);
+    for (size_t c; (c = sp_take(a, s->nchunk)) != SIZE_MAX;) {
         if (a->p->deposition > 0)
             deposit_range(s, a->p, a->cell_area, s->chunk_at[c], s->chunk_at[c + 1]);
         else
             incise_range(s, a->p, a->cell_area, s->chunk_at[c], s->chunk_at[c + 1]);
-        sp_busy_end_stack(s, tid, t0, s->chunk_at[c + 1] - s->chunk_at[c]);
     }
 }
 
@@ -2067,8 +1971,7 @@ static void diffuse_job(sp_state *s, void *arg, int tid, int nt)
     if (s->avx2) row_fn = diffuse_row_avx2;
 #endif
     size_t j0, j1;
-    sp_rows(s, tid, nt, &j0, &j1);
-    const long t0 = sp_busy_start(s, nt);
+    sp_share(nz, tid, nt, &j0, &j1);
     for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
@@ -2079,7 +1982,6 @@ static void diffuse_job(sp_state *s, void *arg, int tid, int nt)
         out[row] = h[row];
         out[row + nx - 1u] = h[row + nx - 1u];
     }
-    sp_busy_end(s, tid, t0, j1 - j0);
 }
 
 /* One row of diffusion with each sample's factor on Kd (fu, fm, fd: the factors of the rows
@@ -2109,8 +2011,7 @@ static void diffuse_varied_job(sp_state *s, void *arg, int tid, int nt)
     const uint32_t nx = s->nx, nz = s->nz;
     const float *f = s->dfac;
     size_t j0, j1;
-    sp_rows(s, tid, nt, &j0, &j1);
-    const long t0 = sp_busy_start(s, nt);
+    sp_share(nz, tid, nt, &j0, &j1);
     for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
         if (j == 0 || j + 1u == nz) {
@@ -2122,7 +2023,6 @@ static void diffuse_varied_job(sp_state *s, void *arg, int tid, int nt)
         diffuse_row_varied(h + row - nx, h + row, h + row + nx, f + row - nx, f + row,
                            f + row + nx, out + row, nx, ax, az, kdt);
     }
-    sp_busy_end(s, tid, t0, j1 - j0);
 }
 
 /* The walls take the heights of the samples inside them (land: no flux across the edge) or
@@ -2171,7 +2071,7 @@ static void border_job(sp_state *s, void *arg, int tid, int nt)
     const uint32_t nx = s->nx, nz = s->nz;
     const bool sea = isfinite(p->sea_level);
     size_t j0, j1;
-    sp_rows(s, tid, nt, &j0, &j1);
+    sp_share(nz, tid, nt, &j0, &j1);
     for (uint32_t j = (uint32_t)j0; j < j1; j++)
         for (uint32_t i = 0; i < nx; i++) {
             if (!(i == 0 || j == 0 || i == nx - 1u || j == nz - 1u)) {
@@ -2207,9 +2107,8 @@ static void uplift_job(sp_state *s, void *arg, int tid, int nt)
     const uint8_t *base = s->base;
     double *h = s->h;
     const float *mask = p->uplift_mask;
-    size_t j0, j1;
-    sp_rows(s, tid, nt, &j0, &j1);
-    const size_t lo = j0 * s->nx, hi = j1 * s->nx;
+    size_t lo, hi;
+    sp_share(s->n, tid, nt, &lo, &hi);
     if (mask) {
         for (size_t k = lo; k < hi; k++)
             h[k] = base[k] ? h[k] : h[k] + u * (double)mask[k];
@@ -2227,10 +2126,11 @@ static void sp_uplift(sp_state *s, const trn_stream_power_params *p)
 
 static void critical_job(sp_state *s, void *arg, int tid, int nt)
 {
+    (void)tid;
+    (void)nt;
     sp_job_args *a = arg;
     const double tc = tan(a->p->critical_slope * 3.14159265358979323846 / 180.0);
-    size_t m = 0;
-    for (size_t c; (c = sp_piece(s, a, tid, nt, m++)) != SIZE_MAX;)
+    for (size_t c; (c = sp_take(a, s->nchunk)) != SIZE_MAX;)
         for (size_t t = s->chunk_at[c]; t < s->chunk_at[c + 1]; t++) {
             const uint32_t v = s->stack[t], r = s->rcv[v];
             if (r == v) continue;
@@ -2404,7 +2304,6 @@ static trn_status sp_steps(sp_state *s, const trn_stream_power_params *p, bool r
         sp_critical(s, p);
         sp_follow_border(s, p);
         SP_MARK(7);
-        sp_balance(s);
         if (report) report->steps = step + 1u;
     }
     if (s->crew) sp_crew_quit(s->crew);
@@ -2647,7 +2546,6 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
         s.crew = &own;
         own.asked = p->threads > 0;
         own.large = s.n >= SP_PARALLEL_MIN_SAMPLES;
-        if (own.large && crew_size == 2) s.split = s.ssplit = 32768u; /* even, until measured */
     }
 #endif
     if (helped && !mfd && s.n < SP_PARALLEL_MIN_SAMPLES) s.crew = helped;
