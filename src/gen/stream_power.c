@@ -33,6 +33,16 @@
 #ifndef SP_MARK
 #define SP_MARK(stage) ((void)0)
 #endif
+/* And around each thread's share of a job: SP_JOB(fn, tid, 0) before it, SP_JOB(fn, tid, 1)
+ * after; SP_WAIT(tid, 0) and SP_WAIT(tid, 1) around a crew thread's wait (the helper's for
+ * the next post, the caller's for the helpers' shares). bench/sp_thread_cpu.h sums them by
+ * each thread's CPU. */
+#ifndef SP_JOB
+#define SP_JOB(fn, tid, end) ((void)0)
+#endif
+#ifndef SP_WAIT
+#define SP_WAIT(tid, end) ((void)0)
+#endif
 
 void trn_stream_power_params_default(trn_stream_power_params *p)
 {
@@ -378,15 +388,19 @@ static void sp_crew_serve(sp_crew *c)
         /* While no job is posted (the caller's serial stretches, or its share outlasting this
          * one's), pieces of the other work given (a few microseconds each, so the next job
          * waits little for this thread), until none is left; then the wait as before. */
+        SP_WAIT(tid, 0);
         while (more && (int)(atomic_load_explicit(&c->post, memory_order_acquire) - target) < 0)
             more = c->idle(c->idle_arg);
         sp_crew_wait(c, &c->post, target);
+        SP_WAIT(tid, 1);
         const unsigned w = atomic_load_explicit(&c->post, memory_order_acquire);
         seen = w >> 8;
         if (atomic_load_explicit(&c->quit, memory_order_relaxed)) return;
         const int nt = (int)(w & 255u);
         if (tid >= nt) continue;
+        SP_JOB(c->fn, tid, 0);
         c->fn(c->s, c->arg, tid, nt);
+        SP_JOB(c->fn, tid, 1);
         sp_crew_add(c, &c->done, 1u);
     }
 }
@@ -439,7 +453,10 @@ static void sp_par(sp_state *s, sp_job_fn fn, void *arg)
             c->arg = arg;
             c->owed += (unsigned)helpers;
             sp_crew_post(c, 1 + helpers);
+            SP_JOB(fn, 0, 0);
             fn(s, arg, 0, 1 + helpers);
+            SP_JOB(fn, 0, 1);
+            SP_WAIT(0, 0);
             /* While the helpers' shares outlast this one (the stack's pieces are uneven where
              * one river basin holds much of the grid), pieces of the other work given, as the
              * helpers make between jobs. */
@@ -447,6 +464,7 @@ static void sp_par(sp_state *s, sp_job_fn fn, void *arg)
                    (int)(atomic_load_explicit(&c->done, memory_order_acquire) - c->owed) < 0)
                 c->idle_more = c->idle(c->idle_arg);
             sp_crew_wait(c, &c->done, c->owed);
+            SP_WAIT(0, 1);
             return;
         }
     }
@@ -457,7 +475,9 @@ static void sp_par(sp_state *s, sp_job_fn fn, void *arg)
         return;
     }
 #endif
+    SP_JOB(fn, 0, 0);
     fn(s, arg, 0, 1);
+    SP_JOB(fn, 0, 1);
 }
 
 /* The threads the stack's pieces are cut for. */
