@@ -10,9 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#ifdef SP_PROFILE
-#include <sys/resource.h>
-#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -331,9 +328,6 @@ typedef struct sp_crew {
     void *idle_arg;
     bool idle_more; /* the caller's: idle may have work left */
     bool large;         /* a large grid's run: never alone, waits sleep at once when busy */
-#ifdef SP_PROFILE
-    const char *fn_name;
-#endif
     pthread_mutex_t lock;
     pthread_cond_t wake;
 } sp_crew;
@@ -353,85 +347,6 @@ static long sp_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (long)t.tv_sec * 1000000000L + t.tv_nsec;
 }
-
-/* Profiling builds (-DSP_PROFILE): each thread's time by job and stage, summed over a run and
- * printed to stderr at its end when the environment sets SP_PROFILE. The caller's time splits
- * into its serial stretch before each job (named marks inside a stage take their part), its
- * own share and its wait for the helpers; a helper's into its idle time before each job
- * (spinning, asleep or making other work) and its share. A mark is a clock read (about 30 ns
- * here), a few dozen a step. */
-#ifdef SP_PROFILE
-#define SP_PROF_LABELS 64
-#define SP_PROF_THREADS 4
-static struct {
-    _Atomic(const char *) name[SP_PROF_LABELS];
-    atomic_int n;
-    pthread_mutex_t lock;
-    double sum[SP_PROF_THREADS][SP_PROF_LABELS][3];
-    long cnt[SP_PROF_THREADS][SP_PROF_LABELS][3];
-    long last[SP_PROF_THREADS];
-} sp_prof = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static int sp_prof_label(const char *name)
-{
-    const int n = atomic_load(&sp_prof.n);
-    for (int k = 0; k < n; k++)
-        if (strcmp(atomic_load(&sp_prof.name[k]), name) == 0) return k;
-    pthread_mutex_lock(&sp_prof.lock);
-    int k = 0;
-    const int m = atomic_load(&sp_prof.n);
-    while (k < m && strcmp(atomic_load(&sp_prof.name[k]), name) != 0)
-        k++;
-    if (k == m && m < SP_PROF_LABELS) {
-        atomic_store(&sp_prof.name[k], name);
-        atomic_store(&sp_prof.n, m + 1);
-    }
-    pthread_mutex_unlock(&sp_prof.lock);
-    return k < SP_PROF_LABELS ? k : SP_PROF_LABELS - 1;
-}
-
-/* Thread tid's time since its last mark goes to (name, kind); kind 0: the caller's serial
- * stretch or a helper's idle time, 1: a share, 2: the caller's wait for the helpers. */
-static void sp_prof_mark(int tid, const char *name, int kind)
-{
-    if (tid >= SP_PROF_THREADS) return;
-    const long t = sp_now_ns();
-    if (name && sp_prof.last[tid]) {
-        const int k = sp_prof_label(name);
-        sp_prof.sum[tid][k][kind] += (double)(t - sp_prof.last[tid]) * 1e-9;
-        sp_prof.cnt[tid][k][kind]++;
-    }
-    sp_prof.last[tid] = t;
-}
-
-static void sp_prof_print(const sp_state *s, uint32_t steps)
-{
-    if (!getenv("SP_PROFILE")) return;
-    fprintf(stderr, "sp_profile %ux%u, %u steps: ms over the run (caller serial / share / wait;"
-                    " helper idle / share)\n", s->nx, s->nz, steps);
-    double tot[2] = {0, 0};
-    for (int k = 0; k < atomic_load(&sp_prof.n); k++) {
-        fprintf(stderr, "  %-22s %8.2f %8.2f %8.2f | %8.2f %8.2f  (%ld)\n",
-                atomic_load(&sp_prof.name[k]), 1e3 * sp_prof.sum[0][k][0],
-                1e3 * sp_prof.sum[0][k][1], 1e3 * sp_prof.sum[0][k][2],
-                1e3 * sp_prof.sum[1][k][0], 1e3 * sp_prof.sum[1][k][1],
-                sp_prof.cnt[0][k][1] + sp_prof.cnt[0][k][0]);
-        tot[0] += sp_prof.sum[0][k][0] + sp_prof.sum[0][k][1] + sp_prof.sum[0][k][2];
-        tot[1] += sp_prof.sum[1][k][0] + sp_prof.sum[1][k][1];
-    }
-    fprintf(stderr, "  total caller %.2f ms, helper %.2f ms\n", 1e3 * tot[0], 1e3 * tot[1]);
-    memset(sp_prof.sum, 0, sizeof sp_prof.sum);
-    memset(sp_prof.cnt, 0, sizeof sp_prof.cnt);
-    memset(sp_prof.last, 0, sizeof sp_prof.last);
-}
-#define SP_PROF(tid, name, kind) sp_prof_mark(tid, name, kind)
-#define SP_PROF_NAME(fn) , #fn
-#define SP_PROF_ARG , const char *fn_name
-#else
-#define SP_PROF(tid, name, kind) ((void)0)
-#define SP_PROF_NAME(fn)
-#define SP_PROF_ARG
-#endif
 
 /* Waits until the counter *word reaches target: spins up to c->spin ns, then sleeps until
  * sp_crew_add wakes it. */
@@ -530,13 +445,7 @@ static void sp_crew_serve(sp_crew *c)
         if (atomic_load_explicit(&c->quit, memory_order_relaxed)) return;
         const int nt = (int)(w & 255u);
         if (tid >= nt) continue;
-#ifdef SP_PROFILE
-        SP_PROF(tid, c->fn_name, 0);
-#endif
         c->fn(c->s, c->arg, tid, nt);
-#ifdef SP_PROFILE
-        SP_PROF(tid, c->fn_name, 1);
-#endif
         sp_crew_add(c, &c->done, 1u);
     }
 }
@@ -578,13 +487,9 @@ static void sp_crew_check(sp_crew *c, uint32_t step)
 }
 
 /* Runs a job on the threads there are: the crew, a region of its own, or this thread. */
-static void sp_par_at(sp_state *s, sp_job_fn fn, void *arg SP_PROF_ARG)
+static void sp_par(sp_state *s, sp_job_fn fn, void *arg)
 {
     sp_crew *c = s->crew;
-    SP_PROF(0, fn_name, 0);
-#ifdef SP_PROFILE
-    if (c) c->fn_name = fn_name;
-#endif
     if (c) {
         int helpers = c->solo ? 0 : atomic_load(&c->joined);
         if (helpers > SP_CREW_MOST - 1) helpers = SP_CREW_MOST - 1;
@@ -594,7 +499,6 @@ static void sp_par_at(sp_state *s, sp_job_fn fn, void *arg SP_PROF_ARG)
             c->owed += (unsigned)helpers;
             sp_crew_post(c, 1 + helpers);
             fn(s, arg, 0, 1 + helpers);
-            SP_PROF(0, fn_name, 1);
             /* While the helpers' shares outlast this one (the stack's pieces are uneven where
              * one river basin holds much of the grid), pieces of the other work given, as the
              * helpers make between jobs. */
@@ -602,7 +506,6 @@ static void sp_par_at(sp_state *s, sp_job_fn fn, void *arg SP_PROF_ARG)
                    (int)(atomic_load_explicit(&c->done, memory_order_acquire) - c->owed) < 0)
                 c->idle_more = c->idle(c->idle_arg);
             sp_crew_wait(c, &c->done, c->owed);
-            SP_PROF(0, fn_name, 2);
             return;
         }
     }
@@ -610,14 +513,11 @@ static void sp_par_at(sp_state *s, sp_job_fn fn, void *arg SP_PROF_ARG)
     if (!c && omp_get_max_threads() > 1 && !omp_in_parallel()) {
 #pragma omp parallel
         fn(s, arg, omp_get_thread_num(), omp_get_num_threads());
-        SP_PROF(0, fn_name, 1);
         return;
     }
 #endif
     fn(s, arg, 0, 1);
-    SP_PROF(0, fn_name, 1);
 }
-#define sp_par(s, fn, arg) sp_par_at(s, fn, arg SP_PROF_NAME(fn))
 
 /* The threads the stack's pieces are cut for. */
 static int sp_par_threads(const sp_state *s)
@@ -1550,11 +1450,9 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
     const size_t count = npart[0] + npart[1];
     sp_edge *edges = ok ? malloc((count ? count : 1) * sizeof *edges) : NULL;
     ok = ok && edges;
-    SP_PROF(0, "route: free tables", 0);
     if (ok) edge_merge(part[0], npart[0], part[1], npart[1], edges);
     free(part[0]);
     free(part[1]);
-    SP_PROF(0, "route: merge", 0);
     if (ok) {
         for (uint32_t b = 0; b < nb; b++)
             parent[b] = b;
@@ -1571,7 +1469,6 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
             parent[x] = y;
             edges[chosen++] = edges[e];
         }
-        SP_PROF(0, "route: kruskal", 0);
         /* Orient from the outlet: breadth first over the tree's adjacency. Each basin's
          * pass, its side of it and the basin it drains into come from this order; carving
          * comes later, tree by tree on the threads (a basin's carving changes only its own
@@ -1616,7 +1513,6 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                     drains_to[child] = b;
                 }
             }
-            SP_PROF(0, "route: bfs", 0);
             /* The base-level tree of each basin draining into basin 0: its receivers there
              * (which carving does not change) followed to the root, on the threads; the
              * others take their downstream basin's, in the breadth-first order. */
@@ -1631,7 +1527,6 @@ static bool sp_route_pits(sp_state *s, uint64_t pits)
                 const uint32_t c = queue[q];
                 if (drains_to[c] != 0) tree_of[c] = tree_of[drains_to[c]];
             }
-            SP_PROF(0, "route: tree_of rest", 0);
             /* The basins of each base-level tree, in the order they joined. */
             size_t *first = calloc(s->ntrees + 1u, sizeof *first);
             uint32_t *order = malloc((qt ? qt : 1) * sizeof *order);
@@ -2451,9 +2346,6 @@ static trn_status sp_steps(sp_state *s, const trn_stream_power_params *p, bool r
         if (report) report->steps = step + 1u;
     }
     if (s->crew) sp_crew_quit(s->crew);
-#ifdef SP_PROFILE
-    sp_prof_print(s, p->steps);
-#endif
     return st;
 }
 
@@ -2484,11 +2376,6 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
                          trn_error *err)
 {
     if (report) memset(report, 0, sizeof *report);
-#ifdef SP_PROFILE
-    const long prof_t0 = sp_now_ns();
-    struct rusage prof_ru0, prof_ru1, prof_ru2, prof_ru3;
-    getrusage(RUSAGE_SELF, &prof_ru0);
-#endif
     trn_status st = sp_check_run(field, p, err);
     if (st) return st;
     sp_state s;
@@ -2692,10 +2579,6 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
     const bool rho8 = p->routing != TRN_ROUTING_D8;
     const uint32_t salt = sp_salt(p->seed);
     double *before = NULL;
-#ifdef SP_PROFILE
-    const long prof_t1 = sp_now_ns();
-    getrusage(RUSAGE_SELF, &prof_ru1);
-#endif
     /* With a crew of its own, the helpers wait in the region for jobs while the caller's
      * thread runs the steps. Without, no region at all: regions opened inside one (even of one
      * thread) do not reuse the threads OpenMP keeps between regions. */
@@ -2711,10 +2594,6 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
     {
         st = sp_steps(&s, p, rho8, salt, mfd, cell_area, &pr, report, &before, err);
     }
-#ifdef SP_PROFILE
-    const long prof_t2 = sp_now_ns();
-    getrusage(RUSAGE_SELF, &prof_ru2);
-#endif
 #ifdef _OPENMP
     if (s.crew == &own) sp_crew_dispose(&own);
     s.crew = NULL;
@@ -2761,15 +2640,6 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
     free(pad_mask);
     free(pad_kmask);
     sp_free(&s);
-#ifdef SP_PROFILE
-    getrusage(RUSAGE_SELF, &prof_ru3);
-    if (getenv("SP_PROFILE"))
-        fprintf(stderr, "sp_profile run: set-up %.2f ms, steps %.2f ms, end %.2f ms; page faults"
-                        " %ld / %ld / %ld\n",
-                (double)(prof_t1 - prof_t0) * 1e-6, (double)(prof_t2 - prof_t1) * 1e-6,
-                (double)(sp_now_ns() - prof_t2) * 1e-6, prof_ru1.ru_minflt - prof_ru0.ru_minflt,
-                prof_ru2.ru_minflt - prof_ru1.ru_minflt, prof_ru3.ru_minflt - prof_ru2.ru_minflt);
-#endif
     return st;
 }
 
