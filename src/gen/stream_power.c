@@ -202,6 +202,7 @@ typedef struct sp_state {
     uint32_t *wall, *wall_in;
     size_t nwall;
     struct sp_crew *crew; /* the threads held through the run (NULL: none) */
+    void *arena;          /* small grids: the block h .. dep were cut from (sp_alloc) */
 } sp_state;
 
 /* A wall's height outside diffusion: no slope towards it is positive, no pass across it is
@@ -211,29 +212,87 @@ typedef struct sp_state {
 #define SP_OUTLET_SPAN 32u
 #endif
 
+/* The run's arrays h .. dep (dep with deposition). A small grid's arrays are each under a huge
+ * page, where big_alloc leaves them to malloc, and every 4 KiB page of them was fresh, faulted
+ * in by its first write in the set-up and the first step, on one thread. On a paravirtualised
+ * machine (the project's 2-core VM) that first write costs a trap of 12-19 us a page
+ * (MADV_POPULATE_WRITE beforehand still left 6 us), so the ~1,100 pages of a 257^2 run took
+ * about 20 ms of a 0.14 s run of 100 steps; 4 MiB on huge pages took 0.3 ms. So where they
+ * fill at least one huge page, they are cut from one block on huge pages (in 64-byte lines). */
+static bool sp_alloc(sp_state *s, bool dep)
+{
+    const size_t n = s->n, tab = s->pow_table_size;
+    /* h and tmp each also hold sp_stack_basins's 2 n + 16 indices (diffusion swaps them). */
+    const size_t bytes[12] = {(n + 8u) * sizeof *s->h,
+                              (n + 8u) * sizeof *s->tmp,
+                              n,
+                              n * sizeof *s->rcv,
+                              n,
+                              n,
+                              (n + 8u) * sizeof *s->stack,
+                              n * sizeof *s->basin,
+                              n * sizeof *s->area,
+                              tab * sizeof *s->pow_table,
+                              3 * tab * sizeof *s->f_table,
+                              dep ? n * sizeof *s->dep : 0};
+    size_t at[12], total = 0;
+    for (int k = 0; k < 12; k++) {
+        at[k] = total;
+        total += (bytes[k] + 63u) & ~(size_t)63u;
+    }
+    unsigned char *block = NULL;
+    if (bytes[0] < SP_HUGE_PAGE && total >= SP_HUGE_PAGE) {
+        block = big_alloc((total + SP_HUGE_PAGE - 1u) & ~(SP_HUGE_PAGE - 1u));
+        if (!block) return false;
+        s->arena = block;
+    }
+    void *b[12];
+    for (int k = 0; k < 12; k++)
+        b[k] = !bytes[k] ? NULL : block ? (void *)(block + at[k]) : big_alloc(bytes[k]);
+    s->h = b[0];
+    s->tmp = b[1];
+    s->base = b[2];
+    s->rcv = b[3];
+    s->rcode = b[4];
+    s->dmask = b[5];
+    s->stack = b[6];
+    s->basin = b[7];
+    s->area = b[8];
+    s->pow_table = b[9];
+    s->f_table = b[10];
+    s->dep = b[11];
+    for (int k = 0; k < 12; k++)
+        if (bytes[k] && !b[k]) return false;
+    return true;
+}
+
 static void sp_free(sp_state *s)
 {
-    free(s->h);
-    free(s->tmp);
+    if (s->arena) {
+        free(s->arena);
+    } else {
+        free(s->h);
+        free(s->tmp);
+        free(s->base);
+        free(s->rcv);
+        free(s->rcode);
+        free(s->dmask);
+        free(s->stack);
+        free(s->basin);
+        free(s->area);
+        free(s->pow_table);
+        free(s->f_table);
+        free(s->dep);
+    }
     free(s->dfac);
-    free(s->base);
     free(s->ibase);
-    free(s->rcv);
-    free(s->rcode);
-    free(s->dmask);
-    free(s->stack);
     free(s->broot);
     free(s->row_pits);
     free(s->row_at);
     free(s->tree_at);
-    free(s->basin);
-    free(s->area);
-    free(s->pow_table);
-    free(s->f_table);
     free(s->lam);
     free(s->farea);
     free(s->mdeg);
-    free(s->dep);
     free(s->wall);
     free(s->wall_in);
 }
@@ -2461,23 +2520,8 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
     }
     s.avx2 = use_avx2();
     const double cell_area = s.dx * s.dz;
-    /* Each also sp_stack_basins's 2 n + 16 indices (diffusion swaps the two). */
-    s.h = big_alloc((s.n + 8u) * sizeof *s.h);
-    s.tmp = big_alloc((s.n + 8u) * sizeof *s.tmp);
-    s.base = big_alloc(s.n);
-    s.rcv = big_alloc(s.n * sizeof *s.rcv);
-    s.rcode = big_alloc(s.n);
-    s.dmask = big_alloc(s.n);
-    s.stack = big_alloc((s.n + 8u) * sizeof *s.stack);
-    s.basin = big_alloc(s.n * sizeof *s.basin);
-    s.area = big_alloc(s.n * sizeof *s.area);
     s.pow_table_size = s.n < 65536u ? (uint32_t)s.n + 1u : 65536u;
-    s.pow_table = malloc(s.pow_table_size * sizeof *s.pow_table);
-    s.f_table = malloc(3 * (size_t)s.pow_table_size * sizeof *s.f_table);
-    if (p->deposition > 0) s.dep = big_alloc(s.n * sizeof *s.dep);
-    if (!s.h || !s.tmp || !s.base || !s.rcv || !s.rcode || !s.dmask || !s.stack ||
-        !s.basin || !s.area || !s.pow_table || !s.f_table || (p->deposition > 0 && !s.dep) ||
-        (pad && !sp_ring(&s, field, p->sea_level))) {
+    if (!sp_alloc(&s, p->deposition > 0) || (pad && !sp_ring(&s, field, p->sea_level))) {
         free(pad_mask);
         free(pad_kmask);
         sp_free(&s);
