@@ -1,5 +1,6 @@
 /* One timed operation on a given thread count, for bench/busy.sh: stream power to steady state,
  * droplet erosion or a 16-bit PNG write; prints "seconds S digest D cpu C" (C: process CPU time).
+ * Also writes busy.sh's inputs: a preset's recipe at a grid, a .ter, a geographic GeoTIFF.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -15,6 +16,7 @@
 #include "terrane/beamng.h"
 #include "terrane/erosion.h"
 #include "terrane/generate.h"
+#include "terrane/geotiff.h"
 #include "terrane/image.h"
 #include "terrane/landscape.h"
 #include "terrane/presets.h"
@@ -51,7 +53,8 @@ int main(int argc, char **argv)
                         "       bench_busy erosion CELLS DROPLETS THREADS\n"
                         "       bench_busy png SIZE OUT.png THREADS\n"
                         "       bench_busy preset ID CELLS > RECIPE.json\n"
-                        "       bench_busy ter SIZE OUT.ter\n");
+                        "       bench_busy ter SIZE OUT.ter\n"
+                        "       bench_busy geotiff SIDE OUT.tif\n");
         return 2;
     }
     const char *what = argv[1];
@@ -90,6 +93,30 @@ int main(int argc, char **argv)
         if (trn_ter_write(argv[3], &ter, 9, NULL, NULL, &e)) return fail("ter", &e);
         free(ter.heights);
         free(ter.layers);
+        return 0;
+    }
+    if (strcmp(what, "geotiff") == 0) {
+        /* bench_reproject's DEM: SIDE^2 samples at 1 arc second from 138 E, 36 N (EPSG:4326), so
+         * that 'terrane convert' reprojects it to UTM zone 54. */
+        const double step = 1.0 / 3600.0;
+        trn_field f;
+        trn_error e;
+        if (size < 2 || trn_field_init(&f, size - 1, size - 1, 1, 1, &e)) return 1;
+        for (uint32_t j = 0; j < size; j++)
+            for (uint32_t i = 0; i < size; i++)
+                f.heights[(size_t)j * size + i] =
+                    (float)(2000.0 * value_noise(i / 97.0, j / 97.0, 7) + 30.0 * i / size);
+        trn_geotiff_georef g;
+        memset(&g, 0, sizeof g);
+        g.has_transform = true;
+        const double tr[6] = {138.0 - step / 2, step, 0, 36.0 + step / 2, 0, -step};
+        memcpy(g.transform, tr, sizeof tr);
+        g.has_geokeys = true;
+        g.model_type = TRN_GEOTIFF_MODEL_GEOGRAPHIC;
+        g.geographic_epsg = 4326;
+        if (trn_geotiff_write(argv[3], &f, &g, TRN_GEOTIFF_COMPRESS_DEFLATE, &e))
+            return fail("GeoTIFF", &e);
+        trn_field_dispose(&f);
         return 0;
     }
     const int threads = argc > 4 ? atoi(argv[4]) : 1;

@@ -6,7 +6,21 @@
 # program gets (the scheduler shares the CPU between sessions, not threads), N threads can only
 # cost more CPU, so their CPU over one thread's is the overhead that shows as a slowdown.
 # usage: bench/busy.sh [BUILD_DIR] [RUNS] [N] [CASE...]
-#   cases: gen1025 gen2049 evolve evolve257 erosion png cook (default: all)
+#   cases: gen1025 gen2049 evolve evolve257 erosion png cook (default: all), and the other
+#   verbs a user runs on a whole map (not in the default list: their inputs take a minute):
+#   mesh       'terrane mesh' of the 2049^2 Mountain Range, every chunk at full resolution
+#   meshadapt  the same with --max-error 0.5 (the adaptive right-triangulated levels)
+#   render     'terrane render --multidirectional' hillshade of a 4096^2 .ter
+#   ter2png    'terrane convert' of that .ter to a 16-bit PNG
+#   png2ter    'terrane convert' of that PNG back to a .ter
+#   reproject  'terrane convert' of a 3601^2 geographic GeoTIFF (EPSG:4326) to UTM, as .r32
+#   stats      'terrane stats' of the 2049^2 Mountain Range
+#   scatter    'terrane scatter' of examples/recipes/lakeside.json (its own 257^2 grid: the
+#              sites lie on a lattice in metres, so a finer grid only adds generating)
+#   water      'terrane water' of the same recipe (its bodies resolved on the surface; with the
+#              graph's node results cached, the verb's own work took 0.1 s, too short to time)
+#   scatter and water are mostly generating: 4 s on one thread, a third of it printing
+#   the instances' numbers (scatter).
 # Outputs must not depend on threads: each case's outputs on 1 and N threads are compared.
 # png writes a 16-bit PNG of PNG_SIZE^2 samples at zlib level 6 (default 8192, the size of the
 # PNG goals; at 2048^2 a run took 0.3-0.5 s in 9 bands, too short and too few for a steady
@@ -29,6 +43,16 @@ export TERRANE_CACHE=off # every run computes (no node results reused from disk)
 BB="$BUILD/bench_busy"
 "$BB" preset builtin://terrain/mountain-range 1024 >"$OUT/mr1024.json" || exit 1
 "$BB" preset builtin://terrain/mountain-range 2048 >"$OUT/mr2048.json" || exit 1
+# The verbs' inputs, made once and only for the cases asked for (on every core, quiet).
+need() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
+if need mesh || need meshadapt || need stats; then
+    "$TERRANE" generate "$OUT/mr2048.json" -o "$OUT/mr2049.r32" -q || exit 1
+fi
+if need render || need ter2png || need png2ter; then
+    "$BB" ter 4096 "$OUT/t4096.ter" || exit 1
+    "$TERRANE" convert "$OUT/t4096.ter" "$OUT/t4096.png" -q || exit 1
+fi
+if need reproject; then "$BB" geotiff 3601 "$OUT/dem.tif" || exit 1; fi
 
 LOAD_PIDS=()
 start_load() {
@@ -79,6 +103,31 @@ run_case() {
             OMP_NUM_THREADS=$t "$BB" png "$PNG_SIZE" "$OUT/p$t.png" "$t" >"$OUT/r" || return 1
             cksum <"$OUT/p$t.png" >"$OUT/digest.$c.$t"; awk '{ print $6 }' "$OUT/r" >"$OUT/cpu"
             awk '{ print $2 }' "$OUT/r" ;;
+        mesh|meshadapt|render|ter2png|png2ter|reproject|stats|scatter|water)
+            local cmd out=$OUT/v$t
+            case $c in
+                mesh) cmd=(mesh "$OUT/mr2049.r32" -o "$out.glb"); out=$out.glb ;;
+                meshadapt) cmd=(mesh "$OUT/mr2049.r32" -o "$out.glb" --max-error 0.5); out=$out.glb ;;
+                render) cmd=(render "$OUT/t4096.ter" -o "$out.png" --multidirectional); out=$out.png ;;
+                ter2png) cmd=(convert "$OUT/t4096.ter" "$out.png"); out=$out.png ;;
+                png2ter) cmd=(convert "$OUT/t4096.png" "$out.ter"); out=$out.ter ;;
+                reproject) cmd=(convert "$OUT/dem.tif" "$out.r32"); out=$out.r32 ;;
+                stats) cmd=(stats "$OUT/mr2049.r32" --format json); out=$out.json ;;
+                scatter) cmd=(scatter "$(dirname "$0")/../examples/recipes/lakeside.json" -o "$out.json")
+                    out=$out.json ;;
+                water) cmd=(water "$(dirname "$0")/../examples/recipes/lakeside.json" --format json)
+                    out=$out.json ;;
+            esac
+            rm -f "$out"
+            s=$(date +%s.%N)
+            # stats and water print their figures; the others write a file (stdout is empty).
+            OMP_NUM_THREADS=$t /usr/bin/time -f "%U %S" -o "$OUT/time" "$TERRANE" "${cmd[@]}" -q \
+                >"$OUT/stdout" || return 1
+            e=$(date +%s.%N)
+            [ -s "$OUT/stdout" ] && mv "$OUT/stdout" "$out"
+            awk '{ print $1 + $2 }' "$OUT/time" >"$OUT/cpu"
+            cksum <"$out" >"$OUT/digest.$c.$t"
+            awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f\n", b - a }' ;;
         *) echo "unknown case $c" >&2; return 1 ;;
     esac
 }

@@ -370,6 +370,25 @@ static void test_convert_round_trips(void)
     CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
     CHECK(trn_test_same_bytes(ter, back));
     free(out), free(err);
+    /* A map large enough for every core (512^2): R16 to .ter on 1 and 3 threads gives the
+     * stored values back, each sample scaled on its own whichever thread holds it. */
+    make_ter(ter, 512);
+    snprintf(cmd, sizeof cmd, "convert -q '%s' '%s'", ter, r16);
+    CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+    free(out), free(err);
+    for (int threads = 1; threads <= 3; threads += 2) {
+        setenv("OMP_NUM_THREADS", threads == 1 ? "1" : "3", 1);
+        snprintf(cmd, sizeof cmd, "convert -q '%s' '%s' --max-height 2048", r16, back);
+        CHECK_EQ_INT(trn_test_run_cli(cmd, &out, &err), 0);
+        free(out), free(err);
+        CHECK_OK(trn_ter_read(ter, NULL, &a, NULL, NULL, NULL));
+        CHECK_OK(trn_ter_read(back, NULL, &b, NULL, NULL, NULL));
+        CHECK(a.size == 512 && b.size == 512 && a.heights && b.heights &&
+              memcmp(a.heights, b.heights, sizeof(uint16_t) * 512 * 512) == 0);
+        trn_ter_dispose(&a);
+        trn_ter_dispose(&b);
+    }
+    unsetenv("OMP_NUM_THREADS");
 }
 
 static void test_real_files(void)

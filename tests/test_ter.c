@@ -1251,6 +1251,22 @@ static void test_large_read(void)
     reset_progress(1);
     CHECK_STATUS(trn_ter_read(path, NULL, &c, counting_progress, NULL, &e), TRN_ERR_CANCELLED);
     CHECK(c.heights == NULL && c.layers == NULL);
+    /* Its heights in metres on 3 threads and on 1: each sample its stored value times the
+     * step, wherever a thread's part of the map begins. */
+    trn_field f1, f3;
+    CHECK_OK(trn_ter_to_field(&r3, 2048.0, 1.0, &f3, NULL, &e));
+#ifdef _OPENMP
+    omp_set_num_threads(1);
+#endif
+    CHECK_OK(trn_ter_to_field(&r1, 2048.0, 1.0, &f1, NULL, &e));
+    const size_t samples = (size_t)3000 * 3000;
+    CHECK(memcmp(f1.heights, f3.heights, samples * sizeof(float)) == 0);
+    bool exact = true;
+    for (size_t k = 0; k < samples; k++)
+        exact = exact && f3.heights[k] == (float)(r1.heights[k] * (2048.0 / 65536.0));
+    CHECK(exact);
+    trn_field_dispose(&f1);
+    trn_field_dispose(&f3);
 #ifdef _OPENMP
     omp_set_num_threads(saved);
 #endif

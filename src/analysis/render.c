@@ -8,6 +8,7 @@
 
 #include "core/checked.h"
 #include "core/progress.h"
+#include "core/rows.h"
 #include "terrane/render.h"
 
 #define RENDER_PI 3.14159265358979323846
@@ -54,8 +55,28 @@ static trn_status raster_alloc(uint32_t width, uint32_t height, uint8_t channels
     return TRN_OK;
 }
 
-/* Rows go in bands; inside a band each row is one independent task, so the result cannot
- * depend on how OpenMP shares them out. Progress and cancel are checked between bands. */
+/* A picture smaller than this many pixels is drawn on the calling thread: waking a team costs
+ * more than its rows. */
+#define RENDER_PARALLEL_PIXELS ((size_t)1 << 15)
+
+typedef struct rows_job {
+    row_fn fn;
+    const void *ctx;
+    uint8_t *pixels;
+    size_t row_bytes;
+} rows_job;
+
+static void rows_job_row(void *ctx, size_t row, int thread)
+{
+    const rows_job *j = ctx;
+    (void)thread;
+    j->fn(j->ctx, row, j->pixels + row * j->row_bytes);
+}
+
+/* Every row is one independent task, so the result cannot depend on how the rows are shared
+ * out. One parallel region (core/rows.h): a region per band of rows, opened to report progress
+ * between bands, made each of 64 bands wait for the slowest thread, a time slice whenever
+ * another program held its core. The calling thread reports progress and sees a cancel. */
 static trn_status run_rows(uint32_t width, uint32_t height, uint8_t channels, row_fn fn,
                            const void *ctx, const char *stage, trn_progress_fn progress, void *user,
                            trn_raster8 *out, trn_error *err)
@@ -63,20 +84,11 @@ static trn_status run_rows(uint32_t width, uint32_t height, uint8_t channels, ro
     uint8_t *pixels;
     trn_status st = raster_alloc(width, height, channels, &pixels, err);
     if (st) return st;
-    const size_t row_bytes = (size_t)width * channels;
     trn_progress pr = trn_progress_make(progress, user);
     if (trn_progress_report(&pr, 0.0, stage)) goto cancelled;
-    size_t band = height / 64u;
-    if (band < 32) band = 32;
-    for (size_t r0 = 0; r0 < height; r0 += band) {
-        long long r1 = (long long)(r0 + band < height ? r0 + band : height);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-        for (long long r = (long long)r0; r < r1; r++)
-            fn(ctx, (size_t)r, pixels + (size_t)r * row_bytes);
-        if (trn_progress_report(&pr, (double)r1 / (double)height, stage)) goto cancelled;
-    }
+    rows_job job = {fn, ctx, pixels, (size_t)width * channels};
+    const int threads = (size_t)width * height >= RENDER_PARALLEL_PIXELS ? 0 : 1;
+    if (trn_rows_run(height, threads, 2, rows_job_row, &job, &pr, stage)) goto cancelled;
     out->width = width;
     out->height = height;
     out->channels = channels;
@@ -1275,7 +1287,7 @@ trn_status trn_render_water_overlay(trn_raster8 *picture, const trn_field *groun
     }
     const uint8_t ch = picture->channels;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= RENDER_PARALLEL_PIXELS)
 #endif
     for (long long r = 0; r < (long long)rows; r++) {
         const size_t j = rows - 1u - (size_t)r; /* north up: picture row 0 is the last grid row */

@@ -9,6 +9,7 @@
 
 #include "core/checked.h"
 #include "core/progress.h"
+#include "core/rows.h"
 #include "gen/fft.h"
 #include "analysis/stats_internal.h"
 #include "terrane/drainage.h"
@@ -24,8 +25,8 @@
 #define POINTS_PER_DECADE 10
 /* Columns gathered together for the column FFTs: whole cache lines from each row. */
 #define COLUMN_BLOCK 8u
-/* Rows (or row pairs) between progress reports. */
-#define ROW_CHUNK 64u
+/* Samples below which a pass runs on the calling thread. */
+#define STATS_PARALLEL_SAMPLES ((size_t)1 << 15)
 
 static int default_threads(void)
 {
@@ -228,6 +229,42 @@ static void height_stats(const float *h, size_t n, trn_terrain_stats *r)
 
 /* ---- slopes ---- */
 
+/* The threads for n samples of row work: one below STATS_PARALLEL_SAMPLES, where waking a team
+ * costs more than the rows. */
+static int team(size_t n, int threads)
+{
+    return n >= STATS_PARALLEL_SAMPLES ? threads : 1;
+}
+
+typedef struct slope_rows {
+    const trn_field *field;
+    double *all, *row_sum;
+    uint64_t *row_count;
+    size_t nx;
+} slope_rows;
+
+/* Row j's slopes (NaN at holes) and their sum and count. */
+static void slope_row(void *ctx, size_t j, int thread)
+{
+    const slope_rows *s = ctx;
+    const size_t nx = s->nx;
+    (void)thread;
+    double *row = s->all + j * nx;
+    trn_field_slope_row(s->field, (uint32_t)j, row);
+    const float *heights = s->field->heights + j * nx;
+    double sum = 0.0;
+    uint64_t count = 0;
+    for (size_t i = 0; i < nx; i++) {
+        /* Horn's stencil skips the centre: a hole's own slope would be finite. */
+        if (isnan(heights[i])) row[i] = NAN;
+        if (isnan(row[i])) continue;
+        sum += row[i];
+        count++;
+    }
+    s->row_sum[j] = sum;
+    s->row_count[j] = count;
+}
+
 static trn_status slope_stats(const trn_field *field, int threads, trn_terrain_stats *r,
                               const trn_progress *progress, trn_error *err)
 {
@@ -243,32 +280,12 @@ static trn_status slope_stats(const trn_field *field, int threads, trn_terrain_s
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
                              "statistics: out of memory for the slopes of %zux%zu samples", nx, nz);
     }
-    for (size_t j0 = 0; j0 < nz; j0 += ROW_CHUNK) {
-        if (trn_progress_report(progress, (double)j0 / (double)nz, STAGE)) {
-            free(all);
-            free(row_sum);
-            free(row_count);
-            return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "statistics: cancelled");
-        }
-        const size_t j1 = j0 + ROW_CHUNK < nz ? j0 + ROW_CHUNK : nz;
-        const long first = (long)j0, last = (long)j1;
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (long j = first; j < last; j++) {
-            double *row = all + (size_t)j * nx;
-            trn_field_slope_row(field, (uint32_t)j, row);
-            const float *heights = field->heights + (size_t)j * nx;
-            double sum = 0.0;
-            uint64_t count = 0;
-            for (size_t i = 0; i < nx; i++) {
-                /* Horn's stencil skips the centre: a hole's own slope would be finite. */
-                if (isnan(heights[i])) row[i] = NAN;
-                if (isnan(row[i])) continue;
-                sum += row[i];
-                count++;
-            }
-            row_sum[j] = sum;
-            row_count[j] = count;
-        }
+    slope_rows job = {field, all, row_sum, row_count, nx};
+    if (trn_rows_run(nz, team(nx * nz, threads), 2, slope_row, &job, progress, STAGE)) {
+        free(all);
+        free(row_sum);
+        free(row_count);
+        return trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "statistics: cancelled");
     }
     /* Rows summed in order, and the valid slopes packed: the same on any thread count. */
     double sum = 0.0;
@@ -555,6 +572,78 @@ static bool above_rounding(const trn_field *field, size_t ox, size_t oz, size_t 
     return count > 0.0 && sqrt(squares / count) > 4.0 * FLT_EPSILON * largest;
 }
 
+/* What the spectrum's row pairs and column blocks read and write. */
+typedef struct spectrum_job {
+    const trn_field *field;
+    const trn_fft_plan *px, *pz;
+    double *re, *im;
+    const double *win_x, *win_z;
+    double *scratch;
+    size_t scratch_each;
+    const double *plane;
+    double cx, cz;
+    size_t nx, ox, oz, wx, wz, half;
+} spectrum_job;
+
+/* Rows 2p and 2p + 1: one complex FFT of (row a) + i (row b), split by symmetry. */
+static void spectrum_row_pair(void *ctx, size_t p, int thread)
+{
+    const spectrum_job *s = ctx;
+    const size_t wx = s->wx, half = s->half, nx = s->nx;
+    const double *plane = s->plane;
+    double *zr = s->scratch + (size_t)thread * s->scratch_each;
+    double *zi = zr + wx;
+    const size_t ja = 2 * p, jb = ja + 1;
+    const float *ra = s->field->heights + (s->oz + ja) * nx + s->ox;
+    const float *rb = s->field->heights + (s->oz + jb) * nx + s->ox;
+    const double za = (double)ja - s->cz, zb = (double)jb - s->cz;
+    for (size_t i = 0; i < wx; i++) {
+        const double x = (double)i - s->cx;
+        const double ha = ra[i], hb = rb[i];
+        zr[i] = isnan(ha)
+                    ? 0.0
+                    : (ha - (plane[0] + plane[1] * x + plane[2] * za)) * s->win_x[i] * s->win_z[ja];
+        zi[i] = isnan(hb)
+                    ? 0.0
+                    : (hb - (plane[0] + plane[1] * x + plane[2] * zb)) * s->win_x[i] * s->win_z[jb];
+    }
+    trn_fft_run(s->px, zr, zi, false);
+    double *are = s->re + ja * half, *aim = s->im + ja * half;
+    double *bre = s->re + jb * half, *bim = s->im + jb * half;
+    for (size_t u = 0; u < half; u++) {
+        const size_t w = (wx - u) & (wx - 1);
+        const double a = zr[u], b = zi[u], c = zr[w], d = zi[w];
+        are[u] = 0.5 * (a + c);
+        aim[u] = 0.5 * (b - d);
+        bre[u] = 0.5 * (b + d);
+        bim[u] = -0.5 * (a - c);
+    }
+}
+
+/* Column block blk (COLUMN_BLOCK columns gathered): its FFTs, each output's power |F|^2
+ * replacing its real part. */
+static void spectrum_column_block(void *ctx, size_t blk, int thread)
+{
+    const spectrum_job *s = ctx;
+    const size_t wz = s->wz, half = s->half;
+    double *buf = s->scratch + (size_t)thread * s->scratch_each;
+    double *re = s->re, *im = s->im;
+    const size_t u0 = blk * COLUMN_BLOCK;
+    const size_t width = u0 + COLUMN_BLOCK <= half ? COLUMN_BLOCK : half - u0;
+    for (size_t v = 0; v < wz; v++)
+        for (size_t c = 0; c < width; c++) {
+            buf[(2 * c) * wz + v] = re[v * half + u0 + c];
+            buf[(2 * c + 1) * wz + v] = im[v * half + u0 + c];
+        }
+    for (size_t c = 0; c < width; c++)
+        trn_fft_run(s->pz, buf + 2 * c * wz, buf + (2 * c + 1) * wz, false);
+    for (size_t v = 0; v < wz; v++)
+        for (size_t c = 0; c < width; c++) {
+            const double a = buf[(2 * c) * wz + v], b = buf[(2 * c + 1) * wz + v];
+            re[v * half + u0 + c] = a * a + b * b;
+        }
+}
+
 static trn_status spectrum_stats(const trn_field *field, const trn_stats_options *o, int threads,
                                  trn_terrain_stats *r, const trn_progress *progress, trn_error *err)
 {
@@ -608,75 +697,15 @@ static trn_status spectrum_stats(const trn_field *field, const trn_stats_options
     const trn_progress cols_p = trn_progress_sub(progress, 0.45, 0.9);
     const double cx = 0.5 * (double)(wx - 1), cz = 0.5 * (double)(wz - 1);
     /* Rows two at a time: one complex FFT of (row a) + i (row b), split by symmetry. */
-    const size_t pairs = wz / 2;
-    for (size_t p0 = 0; p0 < pairs; p0 += ROW_CHUNK) {
-        if (trn_progress_report(&rows_p, (double)p0 / (double)pairs, STAGE)) goto cancelled;
-        const long first = (long)p0, last = (long)(p0 + ROW_CHUNK < pairs ? p0 + ROW_CHUNK : pairs);
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (long p = first; p < last; p++) {
-#ifdef _OPENMP
-            double *zr = scratch + (size_t)omp_get_thread_num() * scratch_each;
-#else
-            double *zr = scratch;
-#endif
-            double *zi = zr + wx;
-            const size_t ja = 2 * (size_t)p, jb = ja + 1;
-            const float *ra = field->heights + (oz + ja) * nx + ox;
-            const float *rb = field->heights + (oz + jb) * nx + ox;
-            const double za = (double)ja - cz, zb = (double)jb - cz;
-            for (size_t i = 0; i < wx; i++) {
-                const double x = (double)i - cx;
-                const double ha = ra[i], hb = rb[i];
-                zr[i] = isnan(ha) ? 0.0
-                                  : (ha - (plane[0] + plane[1] * x + plane[2] * za)) * win_x[i] *
-                                        win_z[ja];
-                zi[i] = isnan(hb) ? 0.0
-                                  : (hb - (plane[0] + plane[1] * x + plane[2] * zb)) * win_x[i] *
-                                        win_z[jb];
-            }
-            trn_fft_run(&px, zr, zi, false);
-            double *are = re + ja * half, *aim = im + ja * half;
-            double *bre = re + jb * half, *bim = im + jb * half;
-            for (size_t u = 0; u < half; u++) {
-                const size_t w = (wx - u) & (wx - 1);
-                const double a = zr[u], b = zi[u], c = zr[w], d = zi[w];
-                are[u] = 0.5 * (a + c);
-                aim[u] = 0.5 * (b - d);
-                bre[u] = 0.5 * (b + d);
-                bim[u] = -0.5 * (a - c);
-            }
-        }
-    }
+    spectrum_job job = {field, &px, &pz, re, im, win_x, win_z, scratch, scratch_each,
+                        plane, cx,  cz,  nx, ox, oz,    wx,    wz,      half};
+    if (trn_rows_run(wz / 2, team(wx * wz, threads), 2, spectrum_row_pair, &job, &rows_p, STAGE))
+        goto cancelled;
     /* Columns in blocks; each output's power |F|^2 replaces its real part. */
     const size_t blocks = (half + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
-    for (size_t b0 = 0; b0 < blocks; b0 += ROW_CHUNK) {
-        if (trn_progress_report(&cols_p, (double)b0 / (double)blocks, STAGE)) goto cancelled;
-        const long first = (long)b0,
-                   last = (long)(b0 + ROW_CHUNK < blocks ? b0 + ROW_CHUNK : blocks);
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (long blk = first; blk < last; blk++) {
-#ifdef _OPENMP
-            double *buf = scratch + (size_t)omp_get_thread_num() * scratch_each;
-#else
-            double *buf = scratch;
-#endif
-            const size_t u0 = (size_t)blk * COLUMN_BLOCK;
-            const size_t width = u0 + COLUMN_BLOCK <= half ? COLUMN_BLOCK : half - u0;
-            for (size_t v = 0; v < wz; v++)
-                for (size_t c = 0; c < width; c++) {
-                    buf[(2 * c) * wz + v] = re[v * half + u0 + c];
-                    buf[(2 * c + 1) * wz + v] = im[v * half + u0 + c];
-                }
-            for (size_t c = 0; c < width; c++)
-                trn_fft_run(&pz, buf + 2 * c * wz, buf + (2 * c + 1) * wz, false);
-            for (size_t v = 0; v < wz; v++)
-                for (size_t c = 0; c < width; c++) {
-                    const double a = buf[(2 * c) * wz + v], b = buf[(2 * c + 1) * wz + v];
-                    re[v * half + u0 + c] = a * a + b * b;
-                }
-        }
-    }
-    if (trn_progress_report(&cols_p, 1.0, STAGE)) goto cancelled;
+    if (trn_rows_run(blocks, team(wx * wz, threads), 2, spectrum_column_block, &job, &cols_p,
+                     STAGE))
+        goto cancelled;
     {
         /* Radial bins, POINTS_PER_DECADE a decade from the lowest nonzero wavenumber, summed in
          * index order; a column u of the half plane stands for u and -u (twice) except 0 and

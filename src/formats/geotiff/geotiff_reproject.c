@@ -9,13 +9,14 @@
 #endif
 
 #include "core/progress.h"
+#include "core/rows.h"
 #include "geo_libs.h"
 #include "terrane/geotiff.h"
 #include "terrane/resample.h"
 
 #define RP_DEFAULT_MAX_SAMPLES (1ull << 30)
-/* Rows transformed between progress reports (and cancellation checks). */
-#define RP_CHUNK_ROWS 64u
+/* Target samples below which a pass runs on the calling thread. */
+#define RP_PARALLEL_SAMPLES ((uint64_t)1 << 15)
 
 /* One PROJ transformation per thread: PJ objects and contexts are not shared across threads. */
 typedef struct rp_threads {
@@ -52,15 +53,6 @@ static bool threads_make(rp_threads *t, PJ *pj)
         if (!(t->pj[k] = proj_clone(t->ctx[k], pj))) return false;
     }
     return true;
-}
-
-static int thread_index(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
 }
 
 /* Transform n points in place; false when any did not transform. */
@@ -119,7 +111,8 @@ static void row_inverse(PJ *pj, double x0, double cell, double y, size_t n, doub
         const size_t a = k * RP_KNOT, b = k + 1 == segs ? n - 1 : a + RP_KNOT, m = (a + b) / 2u;
         const double ax = kx[k], ay = ky[k], cx = kx[k + 1], cy = ky[k + 1];
         const double f = (double)(m - a) / (double)(b - a);
-        const double ex = ax + (cx - ax) * f - kx[knots + k], ey = ay + (cy - ay) * f - ky[knots + k];
+        const double ex = ax + (cx - ax) * f - kx[knots + k],
+                     ey = ay + (cy - ay) * f - ky[knots + k];
         const bool fine = isfinite(ax) && isfinite(ay) && isfinite(cx) && isfinite(cy) &&
                           isfinite(kx[knots + k]) && fabs(ex) <= RP_TOLERANCE * px &&
                           fabs(ey) <= RP_TOLERANCE * py;
@@ -251,6 +244,65 @@ static uint64_t largest_rectangle(const uint8_t *mask, uint32_t w, uint32_t h, u
     free(hist);
     free(stack);
     return best;
+}
+
+/* What the two passes' rows read: the target grid, the source and each thread's scratch. */
+typedef struct rp_rows {
+    PJ **pj; /* one per thread */
+    const trn_geotiff_georef *sg;
+    const trn_field *src;
+    double inv[4], x0, y0, cell, pxu, pyu, hx, hz;
+    double *xs; /* per doubles a thread: the row's x and y, then the knots' x and y */
+    size_t per, room;
+    uint32_t gw, sw, sh, kc, kr;
+    uint8_t *mask;
+    trn_field *dst;
+    trn_resample_filter filter;
+} rp_rows;
+
+/* Pass 1's row r: mask[r][c] when target sample (c, r) falls inside the source's centres. */
+static void footprint_row(void *ctx, size_t row, int t)
+{
+    const rp_rows *j = ctx;
+    const uint32_t r = (uint32_t)row, gw = j->gw;
+    const double eps = 1e-9;
+    double *bx = j->xs + j->per * (size_t)t, *by = bx + gw, *kx = by + gw, *ky = kx + j->room;
+    row_inverse(j->pj[t], j->x0, j->cell, j->y0 - r * j->cell, gw, j->pxu, j->pyu, bx, by, kx, ky);
+    for (uint32_t c = 0; c < gw; c++) {
+        double fx, fz;
+        model_to_sample(j->sg, j->inv, bx[c], by[c], j->sh, &fx, &fz);
+        j->mask[(size_t)r * gw + c] = isfinite(fx) && isfinite(fz) && fx >= -eps && fz >= -eps &&
+                                      fx <= (j->sw - 1u) + eps && fz <= (j->sh - 1u) + eps;
+    }
+}
+
+/* Pass 2's row r of the kept rectangle (north first): field row kh-1-r, sampled. */
+static void sample_row(void *ctx, size_t row, int t)
+{
+    const rp_rows *j = ctx;
+    const uint32_t r = (uint32_t)row, kw = j->dst->cells_x + 1u, kh = j->dst->cells_z + 1u;
+    double *bx = j->xs + j->per * (size_t)t, *by = bx + j->gw, *kx = by + j->gw, *ky = kx + j->room;
+    row_inverse(j->pj[t], j->x0 + j->kc * j->cell, j->cell, j->y0 - (j->kr + r) * j->cell, kw,
+                j->pxu, j->pyu, bx, by, kx, ky);
+    float *out = j->dst->heights + (size_t)(kh - 1u - r) * kw;
+    for (uint32_t c = 0; c < kw; c++) {
+        double fx, fz, v;
+        model_to_sample(j->sg, j->inv, bx[c], by[c], j->sh, &fx, &fz);
+        if (j->filter == TRN_RESAMPLE_BICUBIC)
+            v = trn_field_sample_bicubic(j->src, fx, fz);
+        else if (j->filter == TRN_RESAMPLE_AVERAGE && (j->hx > 0.5 || j->hz > 0.5))
+            v = box_mean(j->src, fx, fz, j->hx > 0.5 ? j->hx : 0.5, j->hz > 0.5 ? j->hz : 0.5);
+        else
+            v = trn_field_sample_bilinear(j->src, fx, fz);
+        out[c] = (float)v;
+    }
+}
+
+/* The threads for a w x h pass: one below RP_PARALLEL_SAMPLES, where waking a team costs more
+ * than the rows. */
+static int rp_team(uint32_t w, uint32_t h, int count)
+{
+    return (uint64_t)w * h >= RP_PARALLEL_SAMPLES ? count : 1;
 }
 
 trn_status trn_geotiff_reproject(const trn_field *src, const trn_geotiff_georef *sg,
@@ -456,26 +508,27 @@ trn_status trn_geotiff_reproject(const trn_field *src, const trn_geotiff_georef 
     xs = malloc(per * (size_t)threads.count * sizeof *xs);
     mask = malloc((size_t)gw * gh);
     if (!xs || !mask) FAIL(TRN_ERR_NO_MEMORY, "reproject: out of memory");
-    const double eps = 1e-9;
+    rp_rows job = {.pj = threads.pj,
+                   .sg = sg,
+                   .src = src,
+                   .x0 = x0,
+                   .y0 = y0,
+                   .cell = cell,
+                   .pxu = pxu,
+                   .pyu = pyu,
+                   .xs = xs,
+                   .per = per,
+                   .room = room,
+                   .gw = gw,
+                   .sw = sw,
+                   .sh = sh,
+                   .mask = mask};
+    memcpy(job.inv, inv, sizeof inv);
     /* Pass 1: which target samples fall inside the source's sample centres. */
-    for (uint32_t r0 = 0; r0 < gh; r0 += RP_CHUNK_ROWS) {
-        const uint32_t r1 = gh - r0 < RP_CHUNK_ROWS ? gh : r0 + RP_CHUNK_ROWS;
-#pragma omp parallel for schedule(static)
-        for (uint32_t r = r0; r < r1; r++) {
-            const int t = thread_index();
-            double *bx = xs + per * (size_t)t, *by = bx + gw, *kx = by + gw, *ky = kx + room;
-            row_inverse(threads.pj[t], x0, cell, y0 - r * cell, gw, pxu, pyu, bx, by, kx, ky);
-            for (uint32_t c = 0; c < gw; c++) {
-                double fx, fz;
-                model_to_sample(sg, inv, bx[c], by[c], sh, &fx, &fz);
-                mask[(size_t)r * gw + c] = isfinite(fx) && isfinite(fz) && fx >= -eps &&
-                                           fz >= -eps && fx <= (sw - 1u) + eps &&
-                                           fz <= (sh - 1u) + eps;
-            }
-        }
-        if (trn_progress_report(&prog, 0.4 * r1 / gh, "reprojecting: footprint"))
-            FAIL(TRN_ERR_CANCELLED, "reproject: cancelled");
-    }
+    trn_progress part = trn_progress_sub(&prog, 0.0, 0.4);
+    if (trn_rows_run(gh, rp_team(gw, gh, threads.count), 2, footprint_row, &job, &part,
+                     "reprojecting: footprint"))
+        FAIL(TRN_ERR_CANCELLED, "reproject: cancelled");
     uint32_t kc = 0, kr = 0, kw = 0, kh = 0;
     const uint64_t area = largest_rectangle(mask, gw, gh, &kc, &kr, &kw, &kh);
     if (area == UINT64_MAX) FAIL(TRN_ERR_NO_MEMORY, "reproject: out of memory");
@@ -497,32 +550,17 @@ trn_status trn_geotiff_reproject(const trn_field *src, const trn_geotiff_georef 
      * does not shrink). */
     const double sdx = src->size_x / src->cells_x, sdz = src->size_z / src->cells_z;
     const double hx = 0.5 * res.cell_metres / sdx, hz = 0.5 * res.cell_metres / sdz;
-    const trn_resample_filter filter = opt.filter;
     /* Pass 2: the kept rectangle, sampled. Target row r (north first) is field row kh-1-r. */
-    for (uint32_t r0 = 0; r0 < kh; r0 += RP_CHUNK_ROWS) {
-        const uint32_t r1 = kh - r0 < RP_CHUNK_ROWS ? kh : r0 + RP_CHUNK_ROWS;
-#pragma omp parallel for schedule(static)
-        for (uint32_t r = r0; r < r1; r++) {
-            const int t = thread_index();
-            double *bx = xs + per * (size_t)t, *by = bx + gw, *kx = by + gw, *ky = kx + room;
-            row_inverse(threads.pj[t], x0 + kc * cell, cell, y0 - (kr + r) * cell, kw, pxu, pyu,
-                        bx, by, kx, ky);
-            float *row = dst->heights + (size_t)(kh - 1u - r) * kw;
-            for (uint32_t c = 0; c < kw; c++) {
-                double fx, fz, v;
-                model_to_sample(sg, inv, bx[c], by[c], sh, &fx, &fz);
-                if (filter == TRN_RESAMPLE_BICUBIC)
-                    v = trn_field_sample_bicubic(src, fx, fz);
-                else if (filter == TRN_RESAMPLE_AVERAGE && (hx > 0.5 || hz > 0.5))
-                    v = box_mean(src, fx, fz, hx > 0.5 ? hx : 0.5, hz > 0.5 ? hz : 0.5);
-                else
-                    v = trn_field_sample_bilinear(src, fx, fz);
-                row[c] = (float)v;
-            }
-        }
-        if (trn_progress_report(&prog, 0.4 + 0.6 * r1 / kh, "reprojecting"))
-            FAIL(TRN_ERR_CANCELLED, "reproject: cancelled");
-    }
+    job.dst = dst;
+    job.kc = kc;
+    job.kr = kr;
+    job.hx = hx;
+    job.hz = hz;
+    job.filter = opt.filter;
+    part = trn_progress_sub(&prog, 0.4, 1.0);
+    if (trn_rows_run(kh, rp_team(kw, kh, threads.count), 2, sample_row, &job, &part,
+                     "reprojecting"))
+        FAIL(TRN_ERR_CANCELLED, "reproject: cancelled");
 
     /* The target georeferencing: PixelIsArea, the kept rectangle's outer corner. */
     memset(dg, 0, sizeof *dg);
