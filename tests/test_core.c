@@ -291,6 +291,39 @@ static void test_numtext_remembered(void)
     free(v);
 }
 
+/* Numbers whose shortest text has 1 to 17 digits, at exponents from the subnormals to the
+ * largest doubles: the search that starts at 15 digits writes what the long way writes. */
+static void test_numtext_short(void)
+{
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    int wrong = 0, tried = 0;
+    for (int digits = 1; digits <= 17; digits++)
+        for (int e = -325; e <= 308; e += 3) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char text[48], fast[40], slow[40];
+            unsigned long long low = 1; /* 10^(digits - 1): the mantissa's leading digit */
+            for (int k = 1; k < digits; k++)
+                low *= 10u;
+            const unsigned long long m = low + x % (9u * low);
+            snprintf(text, sizeof text, "%s%llue%d", (x >> 63) ? "-" : "", m, e);
+            const double v = strtod(text, NULL);
+            /* integers to 2^53 are written whole, not searched */
+            if (!isfinite(v) || v == 0 || (floor(v) == v && fabs(v) <= 9007199254740992.0))
+                continue;
+            trn_double_text(v, fast);
+            shortest_slow(v, slow);
+            tried++;
+            if (strcmp(fast, slow) != 0) {
+                if (wrong < 5) fprintf(stderr, "  %s: %s vs %s\n", text, fast, slow);
+                wrong++;
+            }
+        }
+    CHECK(tried > 3000);
+    CHECK(wrong == 0);
+}
+
 static void test_json_shortest(void)
 {
     json_t *o = json_pack("{s:f, s:f, s:f, s:i, s:f, s:s, s:[f,f,f]}", "a", 0.2, "b", 100.0, "c",
@@ -324,6 +357,7 @@ int main(void)
     RUN(test_progress);
     RUN(test_numtext);
     RUN(test_numtext_remembered);
+    RUN(test_numtext_short);
     RUN(test_json_shortest);
     return trn_test_finish();
 }

@@ -4,6 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <xxhash.h>
 
 #include "terrane/generate.h"
@@ -936,6 +939,71 @@ static void test_text_output(void)
     trn_field_dispose(&f);
 }
 
+/* More instances than a piece of text holds (4096): written on several threads and joined,
+ * every instance in its place, the bytes those of one thread. */
+static void test_text_pieces(void)
+{
+    trn_field f;
+    make_field(&f, 16);
+    trn_scatter_env env = make_env(&f);
+    trn_scatter_rule rules[1] = {make_rule("pine_1", 0.05, 1.0, 0.0)};
+    trn_palette p = make_palette(rules, 1);
+    trn_instances a = run(&p, &env, 1, NULL);
+    CHECK(a.count > 0);
+    enum { BIG = 3 * 4096 + 5 };
+    trn_instances big = {calloc(BIG, sizeof(trn_instance)), BIG};
+    CHECK(big.items != NULL);
+    if (!big.items || !a.count) goto done;
+    for (size_t k = 0; k < BIG; k++) {
+        big.items[k] = a.items[k % a.count];
+        big.items[k].cx = (int64_t)k; /* each instance's id names its place */
+        big.items[k].x += 0.001 * (double)k;
+    }
+    char *text[2][2] = {{NULL, NULL}, {NULL, NULL}};
+    size_t len[2][2] = {{0, 0}, {0, 0}};
+#ifdef _OPENMP
+    const int was = omp_get_max_threads();
+#endif
+    for (int t = 0; t < 2; t++) {
+#ifdef _OPENMP
+        omp_set_num_threads(t ? 3 : 1);
+#endif
+        CHECK_OK(trn_instances_write_json(&p, &big, &text[t][0], &len[t][0], NULL));
+        CHECK_OK(trn_instances_write_csv(&p, &big, &text[t][1], &len[t][1], NULL));
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(was);
+#endif
+    for (int k = 0; k < 2; k++)
+        CHECK(text[0][k] && text[1][k] && len[0][k] == len[1][k] &&
+              memcmp(text[0][k], text[1][k], len[0][k]) == 0);
+    json_error_t jerr;
+    json_t *root = text[1][0] ? json_loads(text[1][0], 0, &jerr) : NULL;
+    json_t *list = json_object_get(root, "instances");
+    CHECK_EQ_INT(json_array_size(list), BIG);
+    size_t placed = 0;
+    for (size_t k = 0; k < json_array_size(list); k++) {
+        json_t *o = json_array_get(list, k);
+        char id[64];
+        snprintf(id, sizeof id, "pine_1/%zu_%lld", k, (long long)big.items[k].cz);
+        placed += strcmp(json_string_value(json_object_get(o, "id")), id) == 0 &&
+                  json_number_value(json_object_get(o, "x")) == big.items[k].x;
+    }
+    CHECK_EQ_INT(placed, BIG);
+    json_decref(root);
+    size_t lines = 0;
+    for (const char *c = text[1][1]; c && *c; c++)
+        lines += *c == '\n';
+    CHECK_EQ_INT(lines, BIG + 1);
+    for (int t = 0; t < 2; t++)
+        for (int k = 0; k < 2; k++)
+            free(text[t][k]);
+done:
+    free(big.items);
+    trn_instances_dispose(&a);
+    trn_field_dispose(&f);
+}
+
 /* env's layers cut to samples [i0, i1] x [j0, j1] of a world of n + 1 samples a side. */
 static void cut_u8(const uint8_t *src, uint32_t n, uint32_t i0, uint32_t j0, uint32_t w,
                    uint32_t h, uint8_t *dst)
@@ -1087,6 +1155,7 @@ int main(void)
     RUN(test_argument_errors);
     RUN(test_cancel);
     RUN(test_text_output);
+    RUN(test_text_pieces);
     RUN(test_run_window);
     return trn_test_finish();
 }
