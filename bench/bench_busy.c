@@ -12,6 +12,7 @@
 #include <omp.h>
 #endif
 
+#include "bench_dem.h"
 #include "bench_util.h"
 #include "terrane/beamng.h"
 #include "terrane/erosion.h"
@@ -96,24 +97,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(what, "geotiff") == 0) {
-        /* bench_reproject's DEM: SIDE^2 samples at 1 arc second from 138 E, 36 N (EPSG:4326), so
-         * that 'terrane convert' reprojects it to UTM zone 54. */
-        const double step = 1.0 / 3600.0;
+        /* bench_reproject's DEM, which 'terrane convert' reprojects to UTM zone 54. */
         trn_field f;
-        trn_error e;
-        if (size < 2 || trn_field_init(&f, size - 1, size - 1, 1, 1, &e)) return 1;
-        for (uint32_t j = 0; j < size; j++)
-            for (uint32_t i = 0; i < size; i++)
-                f.heights[(size_t)j * size + i] =
-                    (float)(2000.0 * value_noise(i / 97.0, j / 97.0, 7) + 30.0 * i / size);
         trn_geotiff_georef g;
-        memset(&g, 0, sizeof g);
-        g.has_transform = true;
-        const double tr[6] = {138.0 - step / 2, step, 0, 36.0 + step / 2, 0, -step};
-        memcpy(g.transform, tr, sizeof tr);
-        g.has_geokeys = true;
-        g.model_type = TRN_GEOTIFF_MODEL_GEOGRAPHIC;
-        g.geographic_epsg = 4326;
+        trn_error e;
+        if (!bench_geographic_dem(size, &f, &g)) return 1;
         if (trn_geotiff_write(argv[3], &f, &g, TRN_GEOTIFF_COMPRESS_DEFLATE, &e))
             return fail("GeoTIFF", &e);
         trn_field_dispose(&f);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_dem.h"
 #include "bench_util.h"
 #include "terrane/geotiff.h"
 
@@ -15,23 +16,10 @@ int main(int argc, char **argv)
     const uint32_t side = argc > 1 ? (uint32_t)atoi(argv[1]) : 3601u;
     const int runs = argc > 2 ? atoi(argv[2]) : 5;
     if (side < 2 || runs < 1 || runs > 64) return 2;
-    /* 1 arc second from 138 E, 36 N (north-west corner): zone 54, like an SRTM tile N35E138. */
-    const double step = 1.0 / 3600.0;
     trn_field f;
-    trn_error e;
-    if (trn_field_init(&f, side - 1, side - 1, 1, 1, &e)) return 1;
-    for (uint32_t j = 0; j < side; j++)
-        for (uint32_t i = 0; i < side; i++)
-            f.heights[(size_t)j * side + i] =
-                (float)(2000.0 * value_noise(i / 97.0, j / 97.0, 7) + 30.0 * i / side);
     trn_geotiff_georef g;
-    memset(&g, 0, sizeof g);
-    g.has_transform = true;
-    const double t[6] = {138.0 - step / 2, step, 0, 36.0 + step / 2, 0, -step};
-    memcpy(g.transform, t, sizeof t);
-    g.has_geokeys = true;
-    g.model_type = TRN_GEOTIFF_MODEL_GEOGRAPHIC;
-    g.geographic_epsg = 4326;
+    trn_error e;
+    if (!bench_geographic_dem(side, &f, &g)) return 1;
     trn_geotiff_georef_derive(&g, side, side);
     f.size_x = g.metres_per_pixel_x * (side - 1);
     f.size_z = g.metres_per_pixel_y * (side - 1);

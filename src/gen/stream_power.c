@@ -2020,6 +2020,16 @@ static void sp_incise(sp_state *s, const trn_stream_power_params *p, double cell
     sp_par(s, incise_job, &a);
 }
 
+/* The first and last rows of a diffusion substep are copied whole (true); other rows are the
+ * caller's. */
+static inline bool diffuse_edge_row(const double *h, double *out, size_t row, uint32_t nx,
+                                    uint32_t j, uint32_t nz)
+{
+    if (j != 0 && j + 1u != nz) return false;
+    memcpy(out + row, h + row, nx * sizeof *out);
+    return true;
+}
+
 /* One explicit diffusion substep, every sample from the previous values (the border and the
  * listed interior base-level samples are copied afterwards). */
 static void diffuse_job(sp_state *s, void *arg, int tid, int nt)
@@ -2036,10 +2046,7 @@ static void diffuse_job(sp_state *s, void *arg, int tid, int nt)
     sp_share(nz, tid, nt, &j0, &j1);
     for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
-        if (j == 0 || j + 1u == nz) {
-            memcpy(out + row, h + row, nx * sizeof *out);
-            continue;
-        }
+        if (diffuse_edge_row(h, out, row, nx, j, nz)) continue;
         row_fn(h + row - nx, h + row, h + row + nx, out + row, nx, ax, az, kdt);
         out[row] = h[row];
         out[row + nx - 1u] = h[row + nx - 1u];
@@ -2076,10 +2083,7 @@ static void diffuse_varied_job(sp_state *s, void *arg, int tid, int nt)
     sp_share(nz, tid, nt, &j0, &j1);
     for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
-        if (j == 0 || j + 1u == nz) {
-            memcpy(out + row, h + row, nx * sizeof *out);
-            continue;
-        }
+        if (diffuse_edge_row(h, out, row, nx, j, nz)) continue;
         out[row] = h[row];
         out[row + nx - 1u] = h[row + nx - 1u];
         diffuse_row_varied(h + row - nx, h + row, h + row + nx, f + row - nx, f + row,
@@ -2113,10 +2117,7 @@ static void diffuse_nonlinear_job(sp_state *s, void *arg, int tid, int nt)
     sp_share(nz, tid, nt, &j0, &j1);
     for (uint32_t j = (uint32_t)j0; j < j1; j++) {
         const size_t row = (size_t)j * nx;
-        if (j == 0 || j + 1u == nz) {
-            memcpy(out + row, h + row, nx * sizeof *out);
-            continue;
-        }
+        if (diffuse_edge_row(h, out, row, nx, j, nz)) continue;
         const double *up = h + row - nx, *mid = h + row, *dn = h + row + nx;
         out[row] = mid[0];
         out[row + nx - 1u] = mid[nx - 1u];
