@@ -769,7 +769,7 @@ static void test_generate_errors(void)
     CHECK_STATUS(trn_recipe_generate(&t.r, NULL, NULL, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
     /* more biomes than a byte label holds */
     trn_biome *many = calloc(256, sizeof *many);
-    char(*names)[8] = calloc(256, sizeof *names);
+    char(*names)[16] = calloc(256, sizeof *names);
     for (int b = 0; b < 256; b++) {
         snprintf(names[b], sizeof names[b], "b%d", b);
         many[b] = make_biome(names[b], 0.5f, 0.5f, 0.5f);

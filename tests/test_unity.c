@@ -430,7 +430,7 @@ static void test_export(void)
     trn_labels labels;
     CHECK_OK(trn_labels_init(&labels, 64, 64, NULL));
     for (int k = 0; k < 6; k++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "m%d", k);
         CHECK_OK(trn_labels_add_name(&labels, name, strlen(name), NULL));
     }
@@ -644,7 +644,7 @@ static void test_export_splat_cells(void)
     trn_labels labels;
     CHECK_OK(trn_labels_init(&labels, 64, 64, NULL));
     for (int k = 0; k < 3; k++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "m%d", k);
         CHECK_OK(trn_labels_add_name(&labels, name, strlen(name), NULL));
     }

@@ -363,7 +363,7 @@ static void check_ter_content(vctx *v, const trn_terrain_block *tb, const trn_te
         ter->layout == TRN_TER_LAYOUT_EXTRA_5) {
         /* The paths themselves, and where the rebuilt terrain goes: the import command export
          * prints writes OUT.ter, which nothing loads. */
-        char extra_fix[2 * PATH_MAX + 300], maps[PATH_MAX];
+        char extra_fix[3 * PATH_MAX + 300], maps[PATH_MAX];
         size_t n = strlen(ter_path);
         snprintf(maps, sizeof maps, "%.*s_maps",
                  (int)(n > 4 && strcasecmp(ter_path + n - 4, ".ter") == 0 ? n - 4 : n), ter_path);
@@ -451,7 +451,7 @@ static void check_ter_content(vctx *v, const trn_terrain_block *tb, const trn_te
         /* Re-importing the terrain into the level adds a placeholder for each material the
          * level lacks; export prints that import for the .ter as it is. The folders are left
          * as words, so that the fix fits a finding whatever the paths. */
-        char fix[512];
+        char fix[PATH_MAX + 1024];
         snprintf(fix, sizeof fix,
                  "re-import the terrain, which adds a placeholder TerrainMaterial for each "
                  "missing one: terrane beamng export '%s' -o MAPS_DIR prints the import command; "

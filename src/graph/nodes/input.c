@@ -413,7 +413,7 @@ static trn_status input_compute(const trn_node_ctx *c, trn_node_result *r, trn_e
         lo = fmin(lo, dst[k]);
         hi = fmax(hi, dst[k]);
     }
-    char fill[80] = "";
+    char fill[48] = ""; /* "; " + 20 digits + " NoData samples filled" */
     if (filled)
         snprintf(fill, sizeof fill, "; %" PRIu64 " NoData sample%s filled", filled,
                  filled == 1 ? "" : "s");
