@@ -490,6 +490,53 @@ static void test_critical_slope(void)
     trn_field_dispose(&f);
 }
 
+/* The critical slope varying with the rock (critical_rock): each sample's tan(critical_slope)
+ * times its erodibility factor to the power, so two equal bumps on strong and weak rock keep
+ * different heights; at 0 the mask leaves the threshold alone. */
+static void test_critical_rock(void)
+{
+    trn_field f;
+    trn_error e;
+    CHECK_OK(trn_field_init(&f, 8, 4, 8.0, 4.0, &e)); /* 9 x 5 samples, 1 unit apart */
+    float mask[45];
+    for (int k = 0; k < 45; k++)
+        mask[k] = 1.0f;
+    mask[2 * 9 + 2] = 0.5f; /* strong rock: gradient tan(45) x 2 at -1 */
+    mask[2 * 9 + 6] = 2.0f; /* weak rock: tan(45) / 2 */
+    trn_stream_power_params p = quiet_params();
+    p.erodibility = 1e-300;
+    p.erodibility_mask = mask;
+    p.uplift = 0.0;
+    p.critical_slope = 45.0;
+    p.steps = 1;
+    const double want[3][2] = {{2.0, 0.5}, {1.0, 1.0}, {0.25, 4.0}};
+    const double power[3] = {-1.0, 0.0, 2.0};
+    for (int pass = 0; pass < 3; pass++) {
+        memset(f.heights, 0, 45 * sizeof(float));
+        f.heights[2 * 9 + 2] = f.heights[2 * 9 + 6] = 6.0f;
+        p.critical_rock = power[pass];
+        CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+        /* Each bump's receiver is an orthogonal neighbour at 0, 1 unit away. */
+        CHECK(fabs(f.heights[2 * 9 + 2] - want[pass][0]) < 1e-6);
+        CHECK(fabs(f.heights[2 * 9 + 6] - want[pass][1]) < 1e-6);
+    }
+    /* Without a critical slope the rock's power does nothing. */
+    memset(f.heights, 0, 45 * sizeof(float));
+    f.heights[2 * 9 + 2] = f.heights[2 * 9 + 6] = 6.0f;
+    p.critical_slope = 0.0;
+    p.critical_rock = -1.0;
+    CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+    CHECK(fabs(f.heights[2 * 9 + 2] - 6.0) < 1e-6 && fabs(f.heights[2 * 9 + 6] - 6.0) < 1e-6);
+    /* Outside -4..4: refused by name. */
+    p.critical_slope = 45.0;
+    p.critical_rock = -4.5;
+    CHECK_STATUS(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e), TRN_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(e.message, "critical_rock: expected -4..4") != NULL);
+    p.critical_rock = -4.0;
+    CHECK_OK(trn_stream_power_run(&f, &p, NULL, NULL, NULL, &e));
+    trn_field_dispose(&f);
+}
+
 static uint64_t hash_field(const trn_field *f)
 {
     uint64_t h = 1469598103934665603ull;
@@ -1297,6 +1344,25 @@ static void test_graph_node_rock(void)
     trn_generated_dispose(&gc);
     trn_generated_dispose(&bc);
     trn_recipe_dispose(&rc);
+    /* rock_critical is the evolution's critical_rock (with a critical slope). */
+    snprintf(creep, sizeof creep, "%.*s\"critical_slope\": 20, \"rock_critical\": -1, %s",
+             (int)(at - text), text, at);
+    CHECK_OK(trn_recipe_parse(creep, strlen(creep), "rock.json", &rc, NULL, &e));
+    CHECK_OK(trn_recipe_generate(&rc, NULL, &gc, NULL, NULL, &e));
+    CHECK_OK(trn_recipe_generate(&plain, NULL, &bc, NULL, NULL, &e));
+    o.sp.diffusion_rock = 0;
+    o.sp.critical_slope = 20;
+    trn_generated flat; /* the same critical slope on every rock */
+    CHECK_OK(trn_recipe_generate(&plain, NULL, &flat, NULL, NULL, &e));
+    CHECK_OK(trn_landscape_evolve(&flat.field, &o, NULL, NULL, NULL, &e));
+    o.sp.critical_rock = -1;
+    CHECK_OK(trn_landscape_evolve(&bc.field, &o, NULL, NULL, NULL, &e));
+    CHECK(memcmp(gc.field.heights, bc.field.heights, n * sizeof(float)) == 0);
+    CHECK(memcmp(gc.field.heights, flat.field.heights, n * sizeof(float)) != 0);
+    trn_generated_dispose(&flat);
+    trn_generated_dispose(&gc);
+    trn_generated_dispose(&bc);
+    trn_recipe_dispose(&rc);
     trn_generated_dispose(&g);
     trn_generated_dispose(&base);
     trn_recipe_dispose(&r);
@@ -1340,6 +1406,7 @@ int main(void)
     RUN(test_sea_surface);
     RUN(test_sea_surface_coarsened);
     RUN(test_critical_slope);
+    RUN(test_critical_rock);
     RUN(test_border_follows);
     RUN(test_determinism);
     RUN(test_determinism_large);

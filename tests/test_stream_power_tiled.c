@@ -835,6 +835,11 @@ static void test_refused(void)
     CHECK_STATUS(trn_stream_power_run_tiled(&f, &p, 8, NULL, NULL, NULL, NULL, &err),
                  TRN_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "critical slope");
+    p.critical_rock = -1;
+    CHECK_STATUS(trn_stream_power_run_tiled(&f, &p, 8, NULL, NULL, NULL, NULL, &err),
+                 TRN_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message, "varying with the rock (critical_rock) is not supported in tiles");
+    p.critical_rock = 0;
     p.critical_slope = 0;
     p.creep_slope = 30;
     CHECK_STATUS(trn_stream_power_run_tiled(&f, &p, 8, NULL, NULL, NULL, NULL, &err),

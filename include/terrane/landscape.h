@@ -78,6 +78,12 @@ typedef struct trn_stream_power_params {
                                  incise: hillslopes shaped by diffusion and the critical slope
                                  alone (default 0: every sample incises) */
     double critical_slope;    /* degrees, 0 (off) or 0 < c < 90 (default 0) */
+    double critical_rock;     /* -4..4 (default 0: one critical slope everywhere): with a
+                                 critical_slope and an erodibility_mask, tan(critical_slope) at
+                                 each sample times the mask to this power, so at -1 strong rock
+                                 (mask 1/2) stands at twice the gradient weak rock (mask 2) does
+                                 at half: threshold slopes follow rock strength (Schmidt and
+                                 Montgomery 1995; Korup 2008) instead of pinning one angle */
     double creep_slope;       /* degrees, 0 (off, linear creep) or 0 < c < 90 (default 0):
                                  nonlinear creep (Roering, Kirchner and Dietrich 1999): the
                                  flux between two samples is Kd S / (1 - (S / Sc)^2), S their

@@ -165,6 +165,7 @@ typedef struct sp_state {
     float *dfac;    /* diffusion_rock: each sample's factor on Kd (NULL: uniform creep;
                      * floats, as the mask: half the memory of the 4097^2 fine steps' doubles) */
     double dfac_max; /* the largest of them, which sets diffusion's stability limit */
+    float *ctan;     /* critical_rock: each sample's tan(critical slope) (NULL: one for all) */
     uint8_t *base;  /* 1: base level */
     uint32_t *ibase; /* interior base-level samples (under the sea), which diffusion keeps */
     size_t nibase;
@@ -285,6 +286,7 @@ static void sp_free(sp_state *s)
         free(s->dep);
     }
     free(s->dfac);
+    free(s->ctan);
     free(s->ibase);
     free(s->broot);
     free(s->row_pits);
@@ -1677,6 +1679,9 @@ static trn_status check_params(const trn_stream_power_params *p, trn_error *err)
                           p->critical_slope == 0 ||
                               (p->critical_slope > 0 && p->critical_slope < 90),
                           "0 (off) or between 0 and 90 degrees", p->critical_slope)) ||
+        (st = check_param(err, "critical_rock",
+                          isfinite(p->critical_rock) && fabs(p->critical_rock) <= 4, "-4..4",
+                          p->critical_rock)) ||
         (st = check_param(err, "creep_slope",
                           p->creep_slope == 0 || (p->creep_slope > 0 && p->creep_slope < 90),
                           "0 (off) or between 0 and 90 degrees", p->creep_slope)) ||
@@ -2250,11 +2255,13 @@ static void critical_job(sp_state *s, void *arg, int tid, int nt)
     (void)nt;
     sp_job_args *a = arg;
     const double tc = tan(a->p->critical_slope * 3.14159265358979323846 / 180.0);
+    const float *ct = s->ctan;
     for (size_t c; (c = sp_take(a, s->nchunk)) != SIZE_MAX;)
         for (size_t t = s->chunk_at[c]; t < s->chunk_at[c + 1]; t++) {
             const uint32_t v = s->stack[t], r = s->rcv[v];
             if (r == v) continue;
-            const double top = s->h[r] + tc * s->dist[s->rcode[v]];
+            /* The sample's own rock sets how steeply it may stand above its receiver. */
+            const double top = s->h[r] + (ct ? (double)ct[v] : tc) * s->dist[s->rcode[v]];
             if (s->h[v] > top) s->h[v] = top;
         }
 }
@@ -2599,6 +2606,20 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
             if (s.dfac[k] > dfac_max) dfac_max = s.dfac[k];
         }
         s.dfac_max = dfac_max;
+    }
+    if (p->critical_slope > 0 && p->critical_rock != 0 && p->erodibility_mask) {
+        s.ctan = malloc(s.n * sizeof *s.ctan);
+        if (!s.ctan) {
+            free(pad_mask);
+            free(pad_kmask);
+            sp_free(&s);
+            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                                 "stream power: out of memory for %zu samples", s.n);
+        }
+        const double tc = tan(p->critical_slope * 3.14159265358979323846 / 180.0);
+#pragma omp parallel for schedule(static) num_threads(setup_team) if (setup_team > 1)
+        for (size_t k = 0; k < s.n; k++)
+            s.ctan[k] = (float)(tc * pow((double)p->erodibility_mask[k], p->critical_rock));
     }
     const bool mfd = p->routing == TRN_ROUTING_MFD;
     if (mfd) {
@@ -5125,7 +5146,9 @@ trn_status trn_stream_power_run_tiled_window(trn_field *field, const trn_stream_
                              "rho8 routing without a critical slope or nonlinear creep is); "
                              "run it on the whole grid",
                              p->routing == TRN_ROUTING_MFD ? "mfd routing"
-                             : p->critical_slope > 0       ? "a critical slope"
+                             : p->critical_slope > 0 && p->critical_rock != 0
+                                 ? "a critical slope varying with the rock (critical_rock)"
+                             : p->critical_slope > 0 ? "a critical slope"
                                                            : "nonlinear creep (creep_slope)");
     const bool dep = p->deposition > 0;
     const uint32_t pad = p->border_outlets ? 1u : 0u;

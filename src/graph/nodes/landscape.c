@@ -110,6 +110,11 @@ static const trn_param_spec p_sp[] = {
         "this power: valley spacing goes with creep over incision, so at -1 the rock that "
         "erodes fastest creeps slowest and valley spacing varies twice as far from place to "
         "place, without lowering the weak rock further (0 = the same creep everywhere)"),
+    NUM("rock_critical", 0, -4, 4,
+        "with rock_variation and critical_slope, the critical slope's gradient times the rock's "
+        "erodibility factor to this power: at -1 strong rock stands steeper and weak rock "
+        "gentler, as real threshold slopes do, so the slopes spread instead of pinning one "
+        "angle (0 = the same critical slope everywhere)"),
     NUM("deposition", 0, 0, 1000,
         "G, dimensionless: sediment deposition (Yuan et al. 2019); the sediment a river carries, "
         "spread over its drainage area and times G, is laid down where it flows, so fans and "
@@ -241,6 +246,7 @@ static const trn_param_field sp_fields[] = {
     ROW("rock_variation", DOUBLE, rock_variation),
     ROW("rock_feature_size", DOUBLE, rock_feature_size),
     ROW("rock_creep", DOUBLE, o.sp.diffusion_rock),
+    ROW("rock_critical", DOUBLE, o.sp.critical_rock),
     ROW("deposition", DOUBLE, o.sp.deposition),
 };
 #undef ROW
