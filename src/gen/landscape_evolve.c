@@ -364,7 +364,11 @@ typedef struct evolve_prep {
     const evolve_warp *warp;
     const warp_tables *wt;
     const double *cb;         /* spline coefficients of the coarse grid before the run */
-    double *detail;           /* nx * nz when the rows were made ahead, else NULL */
+    /* When rows were made ahead (else NULL): AHEAD_STRIDE doubles a sample, nx * nz samples,
+     * the detail and then the warped coarse coordinates (fx, fz), which the level's loop reads
+     * instead of warping the sample again for its own splines (one warp a sample, as where the
+     * level makes the sample itself). */
+    double *detail;
     size_t rows;              /* rows of detail made */
     bool want_masks;          /* the level interpolates the factors */
     float *fm, *fk;           /* the factors on this level's grid, when made ahead */
@@ -403,7 +407,10 @@ static double level_detail(const evolve_prep *p, size_t i, size_t j, double ux, 
     return input - bspline_at(p->cb, p->cx, p->cz, fx, fz, NULL, NULL);
 }
 
-/* Samples i0 .. i1 - 1 of row r of the level's detail. */
+/* Doubles a sample made ahead holds: its detail, then its warped fx and fz. */
+#define AHEAD_STRIDE 3u
+
+/* Samples i0 .. i1 - 1 of row r of the level's detail, with their warped positions. */
 static void prep_row(evolve_prep *p, size_t r, size_t i0, size_t i1)
 {
     const size_t j = p->row0 + r;
@@ -411,7 +418,10 @@ static void prep_row(evolve_prep *p, size_t r, size_t i0, size_t i1)
         double fx = (double)i * p->sx, fz = (double)j * p->sz;
         const double ux = fx, uz = fz;
         warp_apply(p->warp, p->wt, i, j, &fx, &fz);
-        p->detail[r * p->nx + i] = level_detail(p, i, j, ux, uz, fx, fz);
+        double *made = p->detail + (r * p->nx + i) * AHEAD_STRIDE;
+        made[0] = level_detail(p, i, j, ux, uz, fx, fz);
+        made[1] = fx;
+        made[2] = fz;
     }
 }
 
@@ -568,7 +578,7 @@ static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params
         bool ok = true;
         for (evolve_prep *q = chain; q; q = q->outer) {
             /* Pages of rows never made are never touched. */
-            q->detail = prep_alloc(q->nx * q->nz * sizeof *q->detail);
+            q->detail = prep_alloc(q->nx * q->nz * AHEAD_STRIDE * sizeof *q->detail);
             ok = ok && q->detail;
             w.pieces += q->nz * ahead_row_pieces(q);
         }
@@ -1021,11 +1031,18 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                         /* The factors of this row were made ahead. */
                         const bool made = j - w0 < mrows;
                         if (spline) {
-                            const double ux = fx, uz = fz;
-                            warp_apply(&warp, &wt, i, j, &fx, &fz);
-                            detail = j >= w0 && j - w0 < prep.rows
-                                         ? prep.detail[(j - w0) * nx + i]
-                                         : level_detail(&prep, i, j, ux, uz, fx, fz);
+                            if (j >= w0 && j - w0 < prep.rows) {
+                                /* Made ahead, warped position with it. */
+                                const double *ahead =
+                                    prep.detail + ((j - w0) * nx + i) * AHEAD_STRIDE;
+                                detail = ahead[0];
+                                fx = ahead[1];
+                                fz = ahead[2];
+                            } else {
+                                const double ux = fx, uz = fz;
+                                warp_apply(&warp, &wt, i, j, &fx, &fz);
+                                detail = level_detail(&prep, i, j, ux, uz, fx, fz);
+                            }
                             evolved = bspline_at(ce, cx, cz, fx, fz, &gx, &gz);
                             gx /= cdx;
                             gz /= cdz;
