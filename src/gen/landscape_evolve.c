@@ -410,6 +410,10 @@ typedef struct evolve_prep {
     /* The first of the nz rows made (detail, fm, fk hold rows row0 .. row0 + nz - 1 of the
      * level's grid): 0, or a process's window of rows (trn_spt_window_rows). */
     size_t row0;
+    /* Pieces of rows of fm and fk made ahead so far (their copies not counted), published by
+     * the thread making them: those pieces' warped positions are in detail, so the details'
+     * pieces of the same samples read them instead of warping again. */
+    atomic_size_t mpieces;
 } evolve_prep;
 
 void (*trn_evolve_window_hook)(uint32_t row0, uint32_t row1, size_t bytes) = NULL;
@@ -442,29 +446,33 @@ static double level_detail(const evolve_prep *p, size_t i, size_t j, double ux, 
 /* Doubles a sample made ahead holds: its detail, then its warped fx and fz. */
 #define AHEAD_STRIDE 3u
 
-/* Samples i0 .. i1 - 1 of row r of the level's detail, with their warped positions. */
-static void prep_row(evolve_prep *p, size_t r, size_t i0, size_t i1)
-{
-    const size_t j = p->row0 + r;
-    double wx[WARP_BLOCK], wz[WARP_BLOCK];
-    for (size_t b = i0; b < i1; b += WARP_BLOCK) {
-        const size_t n = i1 - b < WARP_BLOCK ? i1 - b : WARP_BLOCK;
-        warp_block(p->warp, p->wt, b, j, n, b, p->sx, (double)j * p->sz, wx, wz);
-        for (size_t m = 0; m < n; m++) {
-            const size_t i = b + m;
-            double *made = p->detail + (r * p->nx + i) * AHEAD_STRIDE;
-            made[0] = level_detail(p, i, j, (double)i * p->sx, (double)j * p->sz, wx[m], wz[m]);
-            made[1] = wx[m];
-            made[2] = wz[m];
-        }
-    }
-}
-
 /* Samples of a piece of the work made ahead: about 4 us, so a pass posted while a thread
  * makes one waits little for that thread's share. */
 #define AHEAD_PIECE 96u
-/* A piece of the factors is one warp_block. */
-_Static_assert(AHEAD_PIECE <= WARP_BLOCK, "a piece of the factors warps in one block");
+/* A piece (of the details or the factors) is one warp_block. */
+_Static_assert(AHEAD_PIECE <= WARP_BLOCK, "a piece made ahead warps in one block");
+
+/* Piece `piece` of the level's details made ahead (samples i0 .. i1 - 1 of row r), with their
+ * warped positions: those the factors' piece of the same samples left, where it was made. */
+static void prep_row(evolve_prep *p, size_t piece, size_t r, size_t i0, size_t i1)
+{
+    const size_t j = p->row0 + r;
+    double *made = p->detail + (r * p->nx + i0) * AHEAD_STRIDE;
+    if (atomic_load_explicit(&p->mpieces, memory_order_acquire) > piece) {
+        for (size_t i = i0; i < i1; i++, made += AHEAD_STRIDE)
+            made[0] = level_detail(p, i, j, (double)i * p->sx, (double)j * p->sz, made[1],
+                                   made[2]);
+        return;
+    }
+    double wx[WARP_BLOCK], wz[WARP_BLOCK];
+    warp_block(p->warp, p->wt, i0, j, i1 - i0, i0, p->sx, (double)j * p->sz, wx, wz);
+    for (size_t i = i0; i < i1; i++, made += AHEAD_STRIDE) {
+        made[0] = level_detail(p, i, j, (double)i * p->sx, (double)j * p->sz, wx[i - i0],
+                               wz[i - i0]);
+        made[1] = wx[i - i0];
+        made[2] = wz[i - i0];
+    }
+}
 /* Samples of a piece of the factors' coefficients (a copy). */
 #define AHEAD_COPY 4096u
 
@@ -540,6 +548,10 @@ static void ahead_masks_piece(ahead_work *w)
         warp_block(q->warp, q->wt, i0, j, i1 - i0, i0, q->sx, (double)j * q->sz, wx, wz);
         for (size_t i = i0; i < i1; i++) {
             const double fx = wx[i - i0], fz = wz[i - i0];
+            /* Kept for the details' piece of these samples (prep_row). */
+            double *made = q->detail + (r * q->nx + i) * AHEAD_STRIDE;
+            made[1] = fx;
+            made[2] = fz;
             if (w->cm) {
                 const double mask = bspline_at(w->cm, q->cx, q->cz, fx, fz, NULL, NULL);
                 q->fm[r * q->nx + i] = (float)(mask > 0 ? mask : 0);
@@ -549,6 +561,8 @@ static void ahead_masks_piece(ahead_work *w)
                 q->fk[r * q->nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
             }
         }
+        /* A piece of the details has the same samples as a piece of the factors. */
+        atomic_store_explicit(&q->mpieces, w->mpos - copies + 1u, memory_order_release);
     }
     if (++w->mpos < copies + q->nz * rp) return;
     /* The level's factors are whole: the next level's come from them. */
@@ -591,7 +605,7 @@ static bool ahead_piece(void *arg)
         q = q->outer;
     }
     const size_t rp = ahead_row_pieces(q), i0 = k % rp * AHEAD_PIECE;
-    prep_row(q, k / rp, i0, i0 + AHEAD_PIECE < q->nx ? i0 + AHEAD_PIECE : q->nx);
+    prep_row(q, k, k / rp, i0, i0 + AHEAD_PIECE < q->nx ? i0 + AHEAD_PIECE : q->nx);
     return true;
 }
 
@@ -617,6 +631,7 @@ static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params
         for (evolve_prep *q = chain; q; q = q->outer) {
             /* Pages of rows never made are never touched. */
             q->detail = prep_alloc(q->nx * q->nz * AHEAD_STRIDE * sizeof *q->detail);
+            atomic_init(&q->mpieces, 0);
             ok = ok && q->detail;
             w.pieces += q->nz * ahead_row_pieces(q);
         }
@@ -954,7 +969,7 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             bspline_coefficients(before, cnx, (size_t)cz + 1u, true, cb);
             prep = (evolve_prep){field->heights, field->cells_x, field->cells_z, cx, cz, nx,
                                  wrows, sx, sz, &warp, &wt, cb, NULL, 0, want_masks, NULL, NULL,
-                                 0, outer, w0};
+                                 0, outer, w0, 0};
         }
     }
     evolve_prep *chain = spline ? &prep : outer;
