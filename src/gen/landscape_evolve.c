@@ -410,6 +410,10 @@ typedef struct evolve_prep {
     /* The first of the nz rows made (detail, fm, fk hold rows row0 .. row0 + nz - 1 of the
      * level's grid): 0, or a process's window of rows (trn_spt_window_rows). */
     size_t row0;
+    /* Whose the warped positions in detail are: the factors' pieces' where the level's factors
+     * are made ahead (the details' pieces then never write them, so no sample is written by two
+     * threads), else the details' pieces'. Set before the work ahead starts. */
+    bool pos_by_factors;
     /* Pieces of rows of fm and fk made ahead so far (their copies not counted), published by
      * the thread making them: those pieces' warped positions are in detail, so the details'
      * pieces of the same samples read them instead of warping again. */
@@ -453,12 +457,13 @@ static double level_detail(const evolve_prep *p, size_t i, size_t j, double ux, 
 _Static_assert(AHEAD_PIECE <= WARP_BLOCK, "a piece made ahead warps in one block");
 
 /* Piece `piece` of the level's details made ahead (samples i0 .. i1 - 1 of row r), with their
- * warped positions: those the factors' piece of the same samples left, where it was made. */
+ * warped positions: those the factors' piece of the same samples left where it is made, else
+ * warped here (and kept, where the factors' pieces do not keep them). */
 static void prep_row(evolve_prep *p, size_t piece, size_t r, size_t i0, size_t i1)
 {
     const size_t j = p->row0 + r;
     double *made = p->detail + (r * p->nx + i0) * AHEAD_STRIDE;
-    if (atomic_load_explicit(&p->mpieces, memory_order_acquire) > piece) {
+    if (p->pos_by_factors && atomic_load_explicit(&p->mpieces, memory_order_acquire) > piece) {
         for (size_t i = i0; i < i1; i++, made += AHEAD_STRIDE)
             made[0] = level_detail(p, i, j, (double)i * p->sx, (double)j * p->sz, made[1],
                                    made[2]);
@@ -469,6 +474,7 @@ static void prep_row(evolve_prep *p, size_t piece, size_t r, size_t i0, size_t i
     for (size_t i = i0; i < i1; i++, made += AHEAD_STRIDE) {
         made[0] = level_detail(p, i, j, (double)i * p->sx, (double)j * p->sz, wx[i - i0],
                                wz[i - i0]);
+        if (p->pos_by_factors) continue;
         made[1] = wx[i - i0];
         made[2] = wz[i - i0];
     }
@@ -642,6 +648,12 @@ static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params
             w.km = sp->erodibility_mask;
             w.mq = (w.um || w.km) && chain->want_masks ? chain : NULL;
             atomic_store(&w.mleft, w.mq != NULL);
+            /* The levels whose factors are made ahead (ahead_masks_piece's order). */
+            bool by_factors = w.mq != NULL;
+            for (evolve_prep *q = chain; q; q = q->outer) {
+                q->pos_by_factors = by_factors;
+                by_factors = by_factors && q->outer && q->outer->want_masks;
+            }
             /* NULL (out of memory): the run on one thread, as without helpers. */
             trn_sp_crew *crew = trn_sp_crew_new(team);
             trn_sp_crew_idle(crew, ahead_piece, &w);
@@ -969,7 +981,7 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             bspline_coefficients(before, cnx, (size_t)cz + 1u, true, cb);
             prep = (evolve_prep){field->heights, field->cells_x, field->cells_z, cx, cz, nx,
                                  wrows, sx, sz, &warp, &wt, cb, NULL, 0, want_masks, NULL, NULL,
-                                 0, outer, w0, 0};
+                                 0, outer, w0, false, 0};
         }
     }
     evolve_prep *chain = spline ? &prep : outer;
@@ -1079,6 +1091,11 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                     const bool all = row_in || (windowed && (j == 0 || j + 1u == nz));
                     if (!row_in && !windowed) continue;
                     const bool row_ahead = j >= w0 && j - w0 < prep.rows;
+                    /* The row's warped positions are kept with its detail (prep_row): by the
+                     * details' pieces, or where the factors' pieces keep them, by those when the
+                     * row's factors were made too. */
+                    const bool row_pos =
+                        row_ahead && (!prep.pos_by_factors || j - w0 < prep.mrows);
                     /* Warped positions of columns b0 .. b1 - 1 (a row not made ahead). */
                     double bx[WARP_BLOCK], bz[WARP_BLOCK];
                     size_t b0 = 0, b1 = 0;
@@ -1088,7 +1105,7 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                         /* The factors of this row were made ahead. */
                         const bool made = j - w0 < mrows;
                         if (spline) {
-                            if (row_ahead) {
+                            if (row_pos) {
                                 /* Made ahead, warped position with it. */
                                 const double *ahead =
                                     prep.detail + ((j - w0) * nx + i) * AHEAD_STRIDE;
@@ -1109,7 +1126,9 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                                 } else {
                                     warp_apply(&warp, &wt, i, j, &fx, &fz);
                                 }
-                                detail = level_detail(&prep, i, j, ux, uz, fx, fz);
+                                detail = row_ahead
+                                             ? prep.detail[((j - w0) * nx + i) * AHEAD_STRIDE]
+                                             : level_detail(&prep, i, j, ux, uz, fx, fz);
                             }
                             evolved = bspline_at(ce, cx, cz, fx, fz, &gx, &gz);
                             gx /= cdx;
