@@ -842,7 +842,10 @@ static int hold_first_run(double done, const char *stage, void *user)
  * makes it while the run is held, the factors first (the 65^2 level's in 1 + 65 pieces, the
  * 129^2 level's in 2 + 129 x 2), then the details (65, then 129 x 2), so 30 pieces end inside
  * the first level's factors, 75 half-way through a row of the second's, and 412 half-way
- * through a row of the second level's details: those rows are made by the levels. */
+ * through a row of the second level's details: those rows are made by the levels. Without the
+ * masks (no factors made ahead) the details' pieces keep the warped positions themselves (65,
+ * then 129 x 2 pieces: 30 end inside the first level, 100 half-way through a row of the second);
+ * with them the factors' pieces keep them. */
 static void test_evolve_details_ahead(void)
 {
     const uint32_t cells = 128, c = 4;
@@ -854,23 +857,26 @@ static void test_evolve_details_ahead(void)
         um[k] = (float)(0.5 + 0.5 * sin(0.3 * (double)k));
         km[k] = (float)(1.0 + 0.5 * cos(0.17 * (double)k));
     }
-    enum { RUNS = 9 };
-    uint64_t h[RUNS];
+    enum { RUNS = 9, BARE = 7 };
+    uint64_t h[RUNS], hb[BARE];
     const int threads[RUNS] = {1, 2, 3, 2, 3, 2, 3, 2, 3};
     const size_t limit[RUNS] = {0, 0, 0, 30, 30, 75, 75, 412, 412};
-    for (int t = 0; t < RUNS; t++) {
+    const size_t bare_limit[BARE] = {0, 0, 0, 30, 30, 100, 100};
+    for (int t = 0; t < RUNS + BARE; t++) {
+        const bool masks = t < RUNS;
+        const int b = t - RUNS, nth = threads[masks ? t : b];
 #ifdef _OPENMP
         const int saved = omp_get_max_threads();
-        omp_set_num_threads(threads[t]);
+        omp_set_num_threads(nth);
 #endif
-        trn_evolve_ahead_limit = limit[t];
+        trn_evolve_ahead_limit = masks ? limit[t] : bare_limit[b];
         trn_field f;
         make_broad_hills(&f, cells);
         trn_evolve_options o;
         trn_evolve_options_default(&o);
         o.sp.threads = 0;
-        o.sp.uplift_mask = um;
-        o.sp.erodibility_mask = km;
+        o.sp.uplift_mask = masks ? um : NULL;
+        o.sp.erodibility_mask = masks ? km : NULL;
         o.sp.diffusion = 0.05;
         o.sp.dt = 2000.0;
         o.sp.steps = 10;
@@ -880,7 +886,10 @@ static void test_evolve_details_ahead(void)
         int calls = 0;
         trn_error e;
         CHECK_OK(trn_landscape_evolve(&f, &o, NULL, hold_first_run, &calls, &e));
-        h[t] = hash_field(&f);
+        if (masks)
+            h[t] = hash_field(&f);
+        else
+            hb[b] = hash_field(&f);
         trn_field_dispose(&f);
         trn_evolve_ahead_limit = 0;
 #ifdef _OPENMP
@@ -896,6 +905,16 @@ static void test_evolve_details_ahead(void)
         CHECK(h[t] == h[0]);
     }
     CHECK(h[0] == 0x2ab301cf8ee95ed4ull);
+    if (hb[0] != 0x738d229e6d219788ull)
+        fprintf(stderr, "details ahead, no masks: hash %016llx\n", (unsigned long long)hb[0]);
+    for (int b = 1; b < BARE; b++) {
+        if (hb[b] != hb[0])
+            fprintf(stderr, "details ahead, no masks: %d threads, %zu pieces: %016llx\n",
+                    threads[b], bare_limit[b], (unsigned long long)hb[b]);
+        CHECK(hb[b] == hb[0]);
+    }
+    CHECK(hb[0] == 0x738d229e6d219788ull);
+    CHECK(hb[0] != h[0]);
     free(um);
     free(km);
 }

@@ -272,6 +272,38 @@ static void warp_apply(const evolve_warp *w, const warp_tables *t, size_t i, siz
     *fz += w->amp * d[1] * r[4 * WARP_WAVES];
 }
 
+/* Samples a run of a row at a time: the most warp_block takes. */
+#define WARP_BLOCK 96u
+
+/* warp_apply of n (at most WARP_BLOCK) samples of a row: table column ti + m and row tj, at
+ * fine index gi + m and coarse row coordinate fz0, into fx[m], fz[m]. The same operations in
+ * the same order per sample as warp_apply, so the same bytes; the samples' sums run side by side,
+ * where one sample's twelve dependent additions per axis wait on each other (a warp cost about
+ * 25 ns a sample on its own, the additions' latency). */
+static void warp_block(const evolve_warp *w, const warp_tables *t, size_t ti, size_t tj, size_t n,
+                       size_t gi, double sx, double fz0, double *fx, double *fz)
+{
+    const double *r = t->row + tj * t->per;
+    double d0[WARP_BLOCK], d1[WARP_BLOCK];
+    for (size_t m = 0; m < n; m++)
+        d0[m] = d1[m] = 0;
+    for (int q = 0; q < WARP_WAVES; q++) {
+        const size_t k0 = (size_t)q * 2u, k1 = (size_t)(WARP_WAVES + q) * 2u;
+        const double s0 = r[k0], c0 = r[k0 + 1], s1 = r[k1], c1 = r[k1 + 1];
+        for (size_t m = 0; m < n; m++) {
+            const double *c = t->col + (ti + m) * t->per;
+            d0[m] += c[k0] * c0 + c[k0 + 1] * s0;
+            d1[m] += c[k1] * c1 + c[k1 + 1] * s1;
+        }
+    }
+    const double fade_z = r[4 * WARP_WAVES];
+    for (size_t m = 0; m < n; m++) {
+        const double *c = t->col + (ti + m) * t->per;
+        fx[m] = (double)(gi + m) * sx + w->amp * d0[m] * c[4 * WARP_WAVES];
+        fz[m] = fz0 + w->amp * d1[m] * fade_z;
+    }
+}
+
 /* Bilinear value of a coarse grid (cx x cz cells over the same extent) at coarse coordinates. */
 static double coarse_at(const float *g, uint32_t cx, uint32_t cz, double fx, double fz)
 {
@@ -364,7 +396,11 @@ typedef struct evolve_prep {
     const evolve_warp *warp;
     const warp_tables *wt;
     const double *cb;         /* spline coefficients of the coarse grid before the run */
-    double *detail;           /* nx * nz when the rows were made ahead, else NULL */
+    /* When rows were made ahead (else NULL): AHEAD_STRIDE doubles a sample, nx * nz samples,
+     * the detail and then the warped coarse coordinates (fx, fz), which the level's loop reads
+     * instead of warping the sample again for its own splines (one warp a sample, as where the
+     * level makes the sample itself). */
+    double *detail;
     size_t rows;              /* rows of detail made */
     bool want_masks;          /* the level interpolates the factors */
     float *fm, *fk;           /* the factors on this level's grid, when made ahead */
@@ -374,6 +410,14 @@ typedef struct evolve_prep {
     /* The first of the nz rows made (detail, fm, fk hold rows row0 .. row0 + nz - 1 of the
      * level's grid): 0, or a process's window of rows (trn_spt_window_rows). */
     size_t row0;
+    /* Whose the warped positions in detail are: the factors' pieces' where the level's factors
+     * are made ahead (the details' pieces then never write them, so no sample is written by two
+     * threads), else the details' pieces'. Set before the work ahead starts. */
+    bool pos_by_factors;
+    /* Pieces of rows of fm and fk made ahead so far (their copies not counted), published by
+     * the thread making them: those pieces' warped positions are in detail, so the details'
+     * pieces of the same samples read them instead of warping again. */
+    atomic_size_t mpieces;
 } evolve_prep;
 
 void (*trn_evolve_window_hook)(uint32_t row0, uint32_t row1, size_t bytes) = NULL;
@@ -403,21 +447,38 @@ static double level_detail(const evolve_prep *p, size_t i, size_t j, double ux, 
     return input - bspline_at(p->cb, p->cx, p->cz, fx, fz, NULL, NULL);
 }
 
-/* Samples i0 .. i1 - 1 of row r of the level's detail. */
-static void prep_row(evolve_prep *p, size_t r, size_t i0, size_t i1)
-{
-    const size_t j = p->row0 + r;
-    for (size_t i = i0; i < i1; i++) {
-        double fx = (double)i * p->sx, fz = (double)j * p->sz;
-        const double ux = fx, uz = fz;
-        warp_apply(p->warp, p->wt, i, j, &fx, &fz);
-        p->detail[r * p->nx + i] = level_detail(p, i, j, ux, uz, fx, fz);
-    }
-}
+/* Doubles a sample made ahead holds: its detail, then its warped fx and fz. */
+#define AHEAD_STRIDE 3u
 
 /* Samples of a piece of the work made ahead: about 4 us, so a pass posted while a thread
  * makes one waits little for that thread's share. */
 #define AHEAD_PIECE 96u
+/* A piece (of the details or the factors) is one warp_block. */
+_Static_assert(AHEAD_PIECE <= WARP_BLOCK, "a piece made ahead warps in one block");
+
+/* Piece `piece` of the level's details made ahead (samples i0 .. i1 - 1 of row r), with their
+ * warped positions: those the factors' piece of the same samples left where it is made, else
+ * warped here (and kept, where the factors' pieces do not keep them). */
+static void prep_row(evolve_prep *p, size_t piece, size_t r, size_t i0, size_t i1)
+{
+    const size_t j = p->row0 + r;
+    double *made = p->detail + (r * p->nx + i0) * AHEAD_STRIDE;
+    if (p->pos_by_factors && atomic_load_explicit(&p->mpieces, memory_order_acquire) > piece) {
+        for (size_t i = i0; i < i1; i++, made += AHEAD_STRIDE)
+            made[0] = level_detail(p, i, j, (double)i * p->sx, (double)j * p->sz, made[1],
+                                   made[2]);
+        return;
+    }
+    double wx[WARP_BLOCK], wz[WARP_BLOCK];
+    warp_block(p->warp, p->wt, i0, j, i1 - i0, i0, p->sx, (double)j * p->sz, wx, wz);
+    for (size_t i = i0; i < i1; i++, made += AHEAD_STRIDE) {
+        made[0] = level_detail(p, i, j, (double)i * p->sx, (double)j * p->sz, wx[i - i0],
+                               wz[i - i0]);
+        if (p->pos_by_factors) continue;
+        made[1] = wx[i - i0];
+        made[2] = wz[i - i0];
+    }
+}
 /* Samples of a piece of the factors' coefficients (a copy). */
 #define AHEAD_COPY 4096u
 
@@ -489,9 +550,14 @@ static void ahead_masks_piece(ahead_work *w)
         const size_t r = (w->mpos - copies) / rp, i0 = (w->mpos - copies) % rp * AHEAD_PIECE;
         const size_t i1 = i0 + AHEAD_PIECE < q->nx ? i0 + AHEAD_PIECE : q->nx;
         const size_t j = q->row0 + r;
+        double wx[WARP_BLOCK], wz[WARP_BLOCK];
+        warp_block(q->warp, q->wt, i0, j, i1 - i0, i0, q->sx, (double)j * q->sz, wx, wz);
         for (size_t i = i0; i < i1; i++) {
-            double fx = (double)i * q->sx, fz = (double)j * q->sz;
-            warp_apply(q->warp, q->wt, i, j, &fx, &fz);
+            const double fx = wx[i - i0], fz = wz[i - i0];
+            /* Kept for the details' piece of these samples (prep_row). */
+            double *made = q->detail + (r * q->nx + i) * AHEAD_STRIDE;
+            made[1] = fx;
+            made[2] = fz;
             if (w->cm) {
                 const double mask = bspline_at(w->cm, q->cx, q->cz, fx, fz, NULL, NULL);
                 q->fm[r * q->nx + i] = (float)(mask > 0 ? mask : 0);
@@ -501,6 +567,8 @@ static void ahead_masks_piece(ahead_work *w)
                 q->fk[r * q->nx + i] = (float)(kf > 1e-6 ? kf : 1e-6);
             }
         }
+        /* A piece of the details has the same samples as a piece of the factors. */
+        atomic_store_explicit(&q->mpieces, w->mpos - copies + 1u, memory_order_release);
     }
     if (++w->mpos < copies + q->nz * rp) return;
     /* The level's factors are whole: the next level's come from them. */
@@ -543,7 +611,7 @@ static bool ahead_piece(void *arg)
         q = q->outer;
     }
     const size_t rp = ahead_row_pieces(q), i0 = k % rp * AHEAD_PIECE;
-    prep_row(q, k / rp, i0, i0 + AHEAD_PIECE < q->nx ? i0 + AHEAD_PIECE : q->nx);
+    prep_row(q, k, k / rp, i0, i0 + AHEAD_PIECE < q->nx ? i0 + AHEAD_PIECE : q->nx);
     return true;
 }
 
@@ -568,7 +636,8 @@ static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params
         bool ok = true;
         for (evolve_prep *q = chain; q; q = q->outer) {
             /* Pages of rows never made are never touched. */
-            q->detail = prep_alloc(q->nx * q->nz * sizeof *q->detail);
+            q->detail = prep_alloc(q->nx * q->nz * AHEAD_STRIDE * sizeof *q->detail);
+            atomic_init(&q->mpieces, 0);
             ok = ok && q->detail;
             w.pieces += q->nz * ahead_row_pieces(q);
         }
@@ -579,6 +648,12 @@ static trn_status run_innermost(trn_field *coarse, const trn_stream_power_params
             w.km = sp->erodibility_mask;
             w.mq = (w.um || w.km) && chain->want_masks ? chain : NULL;
             atomic_store(&w.mleft, w.mq != NULL);
+            /* The levels whose factors are made ahead (ahead_masks_piece's order). */
+            bool by_factors = w.mq != NULL;
+            for (evolve_prep *q = chain; q; q = q->outer) {
+                q->pos_by_factors = by_factors;
+                by_factors = by_factors && q->outer && q->outer->want_masks;
+            }
             /* NULL (out of memory): the run on one thread, as without helpers. */
             trn_sp_crew *crew = trn_sp_crew_new(team);
             trn_sp_crew_idle(crew, ahead_piece, &w);
@@ -906,7 +981,7 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
             bspline_coefficients(before, cnx, (size_t)cz + 1u, true, cb);
             prep = (evolve_prep){field->heights, field->cells_x, field->cells_z, cx, cz, nx,
                                  wrows, sx, sz, &warp, &wt, cb, NULL, 0, want_masks, NULL, NULL,
-                                 0, outer, w0};
+                                 0, outer, w0, false, 0};
         }
     }
     evolve_prep *chain = spline ? &prep : outer;
@@ -1015,17 +1090,46 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                     const bool row_in = j >= w0 && j < w1;
                     const bool all = row_in || (windowed && (j == 0 || j + 1u == nz));
                     if (!row_in && !windowed) continue;
+                    const bool row_ahead = j >= w0 && j - w0 < prep.rows;
+                    /* The row's warped positions are kept with its detail (prep_row): by the
+                     * details' pieces, or where the factors' pieces keep them, by those when the
+                     * row's factors were made too. */
+                    const bool row_pos =
+                        row_ahead && (!prep.pos_by_factors || j - w0 < prep.mrows);
+                    /* Warped positions of columns b0 .. b1 - 1 (a row not made ahead). */
+                    double bx[WARP_BLOCK], bz[WARP_BLOCK];
+                    size_t b0 = 0, b1 = 0;
                     for (size_t i = 0; i < nx; i = all || i + 1u == nx ? i + 1u : nx - 1u) {
                         double fx = (double)i * sx, fz = (double)j * sz;
                         double evolved, detail, gx, gz, a, mask = 0, kf = 1;
                         /* The factors of this row were made ahead. */
                         const bool made = j - w0 < mrows;
                         if (spline) {
-                            const double ux = fx, uz = fz;
-                            warp_apply(&warp, &wt, i, j, &fx, &fz);
-                            detail = j >= w0 && j - w0 < prep.rows
-                                         ? prep.detail[(j - w0) * nx + i]
-                                         : level_detail(&prep, i, j, ux, uz, fx, fz);
+                            if (row_pos) {
+                                /* Made ahead, warped position with it. */
+                                const double *ahead =
+                                    prep.detail + ((j - w0) * nx + i) * AHEAD_STRIDE;
+                                detail = ahead[0];
+                                fx = ahead[1];
+                                fz = ahead[2];
+                            } else {
+                                const double ux = fx, uz = fz;
+                                if (all) {
+                                    if (i >= b1) {
+                                        b0 = i;
+                                        b1 = nx - i < WARP_BLOCK ? nx : i + WARP_BLOCK;
+                                        warp_block(&warp, &wt, b0, j, b1 - b0, b0, sx, uz, bx,
+                                                   bz);
+                                    }
+                                    fx = bx[i - b0];
+                                    fz = bz[i - b0];
+                                } else {
+                                    warp_apply(&warp, &wt, i, j, &fx, &fz);
+                                }
+                                detail = row_ahead
+                                             ? prep.detail[((j - w0) * nx + i) * AHEAD_STRIDE]
+                                             : level_detail(&prep, i, j, ux, uz, fx, fz);
+                            }
                             evolved = bspline_at(ce, cx, cz, fx, fz, &gx, &gz);
                             gx /= cdx;
                             gz /= cdz;
