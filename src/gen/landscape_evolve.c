@@ -257,29 +257,14 @@ static bool warp_tables_init(warp_tables *t, const evolve_warp *w, size_t nx, si
     return warp_tables_part(t, w, 0, nx, 0, nz, sx, sz, cx, cz);
 }
 
-/* Fine sample (i, j)'s coarse coordinates (fx, fz) moved by the warp. */
-static void warp_apply(const evolve_warp *w, const warp_tables *t, size_t i, size_t j,
-                       double *fx, double *fz)
-{
-    const double *c = t->col + i * t->per, *r = t->row + j * t->per;
-    double d[2] = {0, 0};
-    for (int a = 0; a < 2; a++)
-        for (int q = 0; q < WARP_WAVES; q++) {
-            const size_t k = (size_t)(a * WARP_WAVES + q) * 2u;
-            d[a] += c[k] * r[k + 1] + c[k + 1] * r[k];
-        }
-    *fx += w->amp * d[0] * c[4 * WARP_WAVES];
-    *fz += w->amp * d[1] * r[4 * WARP_WAVES];
-}
-
 /* Samples a run of a row at a time: the most warp_block takes. */
 #define WARP_BLOCK 96u
 
-/* warp_apply of n (at most WARP_BLOCK) samples of a row: table column ti + m and row tj, at
- * fine index gi + m and coarse row coordinate fz0, into fx[m], fz[m]. The same operations in
- * the same order per sample as warp_apply, so the same bytes; the samples' sums run side by side,
- * where one sample's twelve dependent additions per axis wait on each other (a warp cost about
- * 25 ns a sample on its own, the additions' latency). */
+/* The coarse coordinates (fx[m], fz[m]) moved by the warp of n (at most WARP_BLOCK) fine
+ * samples of a row: table column ti + m and row tj, at fine index gi + m and coarse row
+ * coordinate fz0. The samples' sums run side by side, where one sample's twelve dependent
+ * additions per axis would wait on each other (a warp cost about 25 ns a sample on its own, the
+ * additions' latency); a sample's operations do not depend on n, so any run gives its bytes. */
 static void warp_block(const evolve_warp *w, const warp_tables *t, size_t ti, size_t tj, size_t n,
                        size_t gi, double sx, double fz0, double *fx, double *fz)
 {
@@ -1124,7 +1109,7 @@ static trn_status evolve_level(trn_field *field, const trn_evolve_options *o, ui
                                     fx = bx[i - b0];
                                     fz = bz[i - b0];
                                 } else {
-                                    warp_apply(&warp, &wt, i, j, &fx, &fz);
+                                    warp_block(&warp, &wt, i, j, 1, i, sx, uz, &fx, &fz);
                                 }
                                 detail = row_ahead
                                              ? prep.detail[((j - w0) * nx + i) * AHEAD_STRIDE]
@@ -1321,11 +1306,14 @@ trn_status trn_spline_surface_sample(const trn_spline_surface *s, uint32_t i0, u
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1, "spline upsampling: out of memory");
 #pragma omp parallel for schedule(static)
     for (size_t j = 0; j < nz; j++)
-        for (size_t i = 0; i < nx; i++) {
-            const size_t gi = i0 + i, gj = j0 + j;
-            double fx = (double)gi * sx, fz = (double)gj * sz;
-            warp_apply(&s->warp, &wt, i, j, &fx, &fz);
-            out[j * nx + i] = (float)bspline_at(s->coef, cx, cz, fx, fz, NULL, NULL);
+        for (size_t b = 0; b < nx; b += WARP_BLOCK) {
+            const size_t n = nx - b < WARP_BLOCK ? nx - b : WARP_BLOCK;
+            const size_t gi = i0 + b, gj = j0 + j;
+            double fx[WARP_BLOCK], fz[WARP_BLOCK];
+            warp_block(&s->warp, &wt, b, j, n, gi, sx, (double)gj * sz, fx, fz);
+            for (size_t m = 0; m < n; m++)
+                out[j * nx + b + m] =
+                    (float)bspline_at(s->coef, cx, cz, fx[m], fz[m], NULL, NULL);
         }
     free(wt.col);
     free(wt.row);
