@@ -220,6 +220,25 @@ typedef struct sp_state {
  * (MADV_POPULATE_WRITE beforehand still left 6 us), so the ~1,100 pages of a 257^2 run took
  * about 20 ms of a 0.14 s run of 100 steps; 4 MiB on huge pages took 0.3 ms. So where they
  * fill at least one huge page, they are cut from one block on huge pages (in 64-byte lines). */
+/* scale times each rock factor of mask to the power given, as floats (NULL: out of memory),
+ * and the largest of them into *max where max is not NULL. A pow per sample: on the threads
+ * where the steps are (the largest is order-free). */
+static float *sp_rock_powers(const float *mask, size_t n, double power, double scale, int team,
+                             double *max)
+{
+    float *f = malloc(n * sizeof *f);
+    if (!f) return NULL;
+    double top = 0.0;
+    (void)team; /* read by the pragma only */
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1) reduction(max : top)
+    for (size_t k = 0; k < n; k++) {
+        f[k] = (float)(scale * pow((double)mask[k], power));
+        if (f[k] > top) top = f[k];
+    }
+    if (max) *max = top;
+    return f;
+}
+
 static bool sp_alloc(sp_state *s, bool dep)
 {
     const size_t n = s->n, tab = s->pow_table_size;
@@ -2588,38 +2607,23 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
         }
     s.nibase = nibase;
 
-    if (p->diffusion > 0 && p->diffusion_rock != 0 && p->erodibility_mask) {
-        s.dfac = malloc(s.n * sizeof *s.dfac);
-        if (!s.dfac) {
-            free(pad_mask);
-            free(pad_kmask);
-            sp_free(&s);
-            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
-                                 "stream power: out of memory for %zu samples", s.n);
-        }
-        /* A pow per sample: on the threads where the steps are (the largest is order-free). */
-        double dfac_max = 0.0;
-#pragma omp parallel for schedule(static) num_threads(setup_team) if (setup_team > 1) \
-    reduction(max : dfac_max)
-        for (size_t k = 0; k < s.n; k++) {
-            s.dfac[k] = (float)pow((double)p->erodibility_mask[k], p->diffusion_rock);
-            if (s.dfac[k] > dfac_max) dfac_max = s.dfac[k];
-        }
-        s.dfac_max = dfac_max;
-    }
-    if (p->critical_slope > 0 && p->critical_rock != 0 && p->erodibility_mask) {
-        s.ctan = malloc(s.n * sizeof *s.ctan);
-        if (!s.ctan) {
-            free(pad_mask);
-            free(pad_kmask);
-            sp_free(&s);
-            return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
-                                 "stream power: out of memory for %zu samples", s.n);
-        }
-        const double tc = tan(p->critical_slope * 3.14159265358979323846 / 180.0);
-#pragma omp parallel for schedule(static) num_threads(setup_team) if (setup_team > 1)
-        for (size_t k = 0; k < s.n; k++)
-            s.ctan[k] = (float)(tc * pow((double)p->erodibility_mask[k], p->critical_rock));
+    /* Creep varying with the rock (its factor on Kd) and a critical slope varying with it
+     * (each sample's tan of the slope). */
+    const bool dfac = p->diffusion > 0 && p->diffusion_rock != 0 && p->erodibility_mask;
+    const bool ctan = p->critical_slope > 0 && p->critical_rock != 0 && p->erodibility_mask;
+    if (dfac)
+        s.dfac = sp_rock_powers(p->erodibility_mask, s.n, p->diffusion_rock, 1.0, setup_team,
+                                &s.dfac_max);
+    if (ctan)
+        s.ctan = sp_rock_powers(p->erodibility_mask, s.n, p->critical_rock,
+                                tan(p->critical_slope * 3.14159265358979323846 / 180.0),
+                                setup_team, NULL);
+    if ((dfac && !s.dfac) || (ctan && !s.ctan)) {
+        free(pad_mask);
+        free(pad_kmask);
+        sp_free(&s);
+        return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
+                             "stream power: out of memory for %zu samples", s.n);
     }
     const bool mfd = p->routing == TRN_ROUTING_MFD;
     if (mfd) {
