@@ -55,10 +55,6 @@ static trn_status raster_alloc(uint32_t width, uint32_t height, uint8_t channels
     return TRN_OK;
 }
 
-/* A picture smaller than this many pixels is drawn on the calling thread: waking a team costs
- * more than its rows. */
-#define RENDER_PARALLEL_PIXELS ((size_t)1 << 15)
-
 typedef struct rows_job {
     row_fn fn;
     const void *ctx;
@@ -87,7 +83,7 @@ static trn_status run_rows(uint32_t width, uint32_t height, uint8_t channels, ro
     trn_progress pr = trn_progress_make(progress, user);
     if (trn_progress_report(&pr, 0.0, stage)) goto cancelled;
     rows_job job = {fn, ctx, pixels, (size_t)width * channels};
-    const int threads = (size_t)width * height >= RENDER_PARALLEL_PIXELS ? 0 : 1;
+    const int threads = trn_rows_team((uint64_t)width * height, 0);
     if (trn_rows_run(height, threads, 2, rows_job_row, &job, &pr, stage)) goto cancelled;
     out->width = width;
     out->height = height;
@@ -1287,7 +1283,7 @@ trn_status trn_render_water_overlay(trn_raster8 *picture, const trn_field *groun
     }
     const uint8_t ch = picture->channels;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (n >= RENDER_PARALLEL_PIXELS)
+#pragma omp parallel for schedule(static) if (n >= TRN_ROWS_PARALLEL_SAMPLES)
 #endif
     for (long long r = 0; r < (long long)rows; r++) {
         const size_t j = rows - 1u - (size_t)r; /* north up: picture row 0 is the last grid row */

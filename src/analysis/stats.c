@@ -25,8 +25,6 @@
 #define POINTS_PER_DECADE 10
 /* Columns gathered together for the column FFTs: whole cache lines from each row. */
 #define COLUMN_BLOCK 8u
-/* Samples below which a pass runs on the calling thread. */
-#define STATS_PARALLEL_SAMPLES ((size_t)1 << 15)
 
 static int default_threads(void)
 {
@@ -229,13 +227,6 @@ static void height_stats(const float *h, size_t n, trn_terrain_stats *r)
 
 /* ---- slopes ---- */
 
-/* The threads for n samples of row work: one below STATS_PARALLEL_SAMPLES, where waking a team
- * costs more than the rows. */
-static int team(size_t n, int threads)
-{
-    return n >= STATS_PARALLEL_SAMPLES ? threads : 1;
-}
-
 typedef struct slope_rows {
     const trn_field *field;
     double *all, *row_sum;
@@ -281,7 +272,7 @@ static trn_status slope_stats(const trn_field *field, int threads, trn_terrain_s
                              "statistics: out of memory for the slopes of %zux%zu samples", nx, nz);
     }
     slope_rows job = {field, all, row_sum, row_count, nx};
-    if (trn_rows_run(nz, team(nx * nz, threads), 2, slope_row, &job, progress, STAGE)) {
+    if (trn_rows_run(nz, trn_rows_team(nx * nz, threads), 2, slope_row, &job, progress, STAGE)) {
         free(all);
         free(row_sum);
         free(row_count);
@@ -699,12 +690,13 @@ static trn_status spectrum_stats(const trn_field *field, const trn_stats_options
     /* Rows two at a time: one complex FFT of (row a) + i (row b), split by symmetry. */
     spectrum_job job = {field, &px, &pz, re, im, win_x, win_z, scratch, scratch_each,
                         plane, cx,  cz,  nx, ox, oz,    wx,    wz,      half};
-    if (trn_rows_run(wz / 2, team(wx * wz, threads), 2, spectrum_row_pair, &job, &rows_p, STAGE))
+    if (trn_rows_run(wz / 2, trn_rows_team(wx * wz, threads), 2, spectrum_row_pair, &job, &rows_p,
+                     STAGE))
         goto cancelled;
     /* Columns in blocks; each output's power |F|^2 replaces its real part. */
     const size_t blocks = (half + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
-    if (trn_rows_run(blocks, team(wx * wz, threads), 2, spectrum_column_block, &job, &cols_p,
-                     STAGE))
+    if (trn_rows_run(blocks, trn_rows_team(wx * wz, threads), 2, spectrum_column_block, &job,
+                     &cols_p, STAGE))
         goto cancelled;
     {
         /* Radial bins, POINTS_PER_DECADE a decade from the lowest nonzero wavenumber, summed in

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/progress.h"
 
@@ -22,6 +23,17 @@ typedef void (*trn_row_fn)(void *ctx, size_t row, int thread);
  * cancelled (the rows are then partly done). */
 bool trn_rows_run(size_t rows, int threads, size_t min_rows, trn_row_fn fn, void *ctx,
                   const trn_progress *pr, const char *stage);
+
+/* Samples of row work below which a pass runs on the calling thread: waking a team costs more
+ * than the rows, and a team's region waits for its slowest thread, a whole time slice when
+ * another program holds that thread's core. */
+#define TRN_ROWS_PARALLEL_SAMPLES ((uint64_t)1 << 15)
+
+/* threads for a pass over `samples` samples, or 1 below TRN_ROWS_PARALLEL_SAMPLES. */
+static inline int trn_rows_team(uint64_t samples, int threads)
+{
+    return samples >= TRN_ROWS_PARALLEL_SAMPLES ? threads : 1;
+}
 
 /* The thread count trn_rows_run uses for these arguments (for sizing per-thread scratch). */
 int trn_rows_threads(size_t rows, int threads, size_t min_rows);

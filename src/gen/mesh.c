@@ -11,6 +11,7 @@
 #endif
 
 #include "core/checked.h"
+#include "core/rows.h"
 #include "terrane/roles.h"
 
 #define NO_VERTEX UINT32_MAX
@@ -718,11 +719,6 @@ static void vertex_update(rtin *r, int32_t x, int32_t z, ipt a, ipt b, ipt c1, i
     }
 }
 
-/* Vertices below which a level's pass runs on the calling thread: a team's region ends when
- * every thread has reached its end, and one that another program holds back from its core
- * makes a pass of a few hundred vertices wait a time slice. */
-#define RTIN_PARALLEL_VERTICES 32768
-
 /* err (and flag) for every vertex, finest diamonds first: the midpoints of edges of length s,
  * then the centres of squares of side s (whose children those are), s = 2, 4, ... top. Each
  * vertex depends only on finer ones, so a level's vertices run in parallel. */
@@ -732,8 +728,9 @@ static void rtin_errors(rtin *r, int team)
     for (int32_t s = 2; s <= r->top; s *= 2) {
         const int32_t hs = s / 2;
         const long long rows = (long long)(r->h / hs) + 1;
-        /* Each pass visits about rows x (w / s + 1) vertices. */
-        const bool wide = rows * ((long long)(r->w / s) + 1) >= RTIN_PARALLEL_VERTICES;
+        /* Each pass visits about rows x (w / s + 1) vertices: a small one on the calling
+         * thread (core/rows.h). */
+        const bool wide = (uint64_t)rows * (uint64_t)(r->w / s + 1) >= TRN_ROWS_PARALLEL_SAMPLES;
         (void)wide;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 8) num_threads(team) if (wide)

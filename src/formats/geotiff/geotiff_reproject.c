@@ -15,8 +15,6 @@
 #include "terrane/resample.h"
 
 #define RP_DEFAULT_MAX_SAMPLES (1ull << 30)
-/* Target samples below which a pass runs on the calling thread. */
-#define RP_PARALLEL_SAMPLES ((uint64_t)1 << 15)
 
 /* One PROJ transformation per thread: PJ objects and contexts are not shared across threads. */
 typedef struct rp_threads {
@@ -298,13 +296,6 @@ static void sample_row(void *ctx, size_t row, int t)
     }
 }
 
-/* The threads for a w x h pass: one below RP_PARALLEL_SAMPLES, where waking a team costs more
- * than the rows. */
-static int rp_team(uint32_t w, uint32_t h, int count)
-{
-    return (uint64_t)w * h >= RP_PARALLEL_SAMPLES ? count : 1;
-}
-
 trn_status trn_geotiff_reproject(const trn_field *src, const trn_geotiff_georef *sg,
                                  const trn_geotiff_reproject_options *options, trn_field *dst,
                                  trn_geotiff_georef *dg, trn_geotiff_reproject_result *result,
@@ -526,8 +517,8 @@ trn_status trn_geotiff_reproject(const trn_field *src, const trn_geotiff_georef 
     memcpy(job.inv, inv, sizeof inv);
     /* Pass 1: which target samples fall inside the source's sample centres. */
     trn_progress part = trn_progress_sub(&prog, 0.0, 0.4);
-    if (trn_rows_run(gh, rp_team(gw, gh, threads.count), 2, footprint_row, &job, &part,
-                     "reprojecting: footprint"))
+    if (trn_rows_run(gh, trn_rows_team((uint64_t)gw * gh, threads.count), 2, footprint_row, &job,
+                     &part, "reprojecting: footprint"))
         FAIL(TRN_ERR_CANCELLED, "reproject: cancelled");
     uint32_t kc = 0, kr = 0, kw = 0, kh = 0;
     const uint64_t area = largest_rectangle(mask, gw, gh, &kc, &kr, &kw, &kh);
@@ -558,8 +549,8 @@ trn_status trn_geotiff_reproject(const trn_field *src, const trn_geotiff_georef 
     job.hz = hz;
     job.filter = opt.filter;
     part = trn_progress_sub(&prog, 0.4, 1.0);
-    if (trn_rows_run(kh, rp_team(kw, kh, threads.count), 2, sample_row, &job, &part,
-                     "reprojecting"))
+    if (trn_rows_run(kh, trn_rows_team((uint64_t)kw * kh, threads.count), 2, sample_row, &job,
+                     &part, "reprojecting"))
         FAIL(TRN_ERR_CANCELLED, "reproject: cancelled");
 
     /* The target georeferencing: PixelIsArea, the kept rectangle's outer corner. */
