@@ -126,10 +126,95 @@ static void test_copy(void)
     free(dst);
 }
 
+/* A scripted sequence of readings: each call returns the next, the last repeated. */
+typedef struct readings {
+    const long *v;
+    int n, calls;
+} readings;
+
+static long next_reading(void *arg)
+{
+    readings *r = arg;
+    const int k = r->calls < r->n ? r->calls : r->n - 1;
+    r->calls++;
+    return r->v[k];
+}
+
+static void test_idle_steady(void)
+{
+    /* Enough at the first reading: no other. */
+    const long quiet[] = {1, -1};
+    readings r = {quiet, 2, 0};
+    CHECK(trn_cores_idle_steady(0, next_reading, &r, 5, 0) == 1);
+    CHECK(r.calls == 1);
+    /* Exactly as many as wanted is enough. */
+    const long just[] = {2, -1};
+    r = (readings){just, 2, 0};
+    CHECK(trn_cores_idle_steady(2, next_reading, &r, 5, 0) == 2);
+    CHECK(r.calls == 1);
+    /* A task for two readings of five, then gone: the median shows the core. */
+    const long blip[] = {-1, 0, 1, 1, 1};
+    r = (readings){blip, 5, 0};
+    CHECK(trn_cores_idle_steady(1, next_reading, &r, 5, 1000) == 1);
+    CHECK(r.calls == 5);
+    /* A core seen free in one reading of five on a busy machine does not count. */
+    const long miscount[] = {-1, -1, 0, -1, -1};
+    r = (readings){miscount, 5, 0};
+    CHECK(trn_cores_idle_steady(0, next_reading, &r, 5, 0) == -1);
+    /* The median, not the last or the first: sorted -4 -3 -2 -1 0. */
+    const long worse[] = {-1, 0, -2, -3, -4};
+    r = (readings){worse, 5, 0};
+    CHECK(trn_cores_idle_steady(1, next_reading, &r, 5, 0) == -2);
+    CHECK(r.calls == 5);
+    /* No more than TRN_IDLE_TRIES_MOST readings. */
+    const long busy[] = {-1};
+    r = (readings){busy, 1, 0};
+    CHECK(trn_cores_idle_steady(0, next_reading, &r, 50, 0) == -1);
+    CHECK(r.calls == TRN_IDLE_TRIES_MOST);
+    /* A busy machine is read no more than `tries` times. */
+    r = (readings){busy, 1, 0};
+    CHECK(trn_cores_idle_steady(0, next_reading, &r, 3, 0) == -1);
+    CHECK(r.calls == 3);
+    r = (readings){busy, 1, 0};
+    CHECK(trn_cores_idle_steady(0, next_reading, &r, 1, 0) == -1);
+    CHECK(r.calls == 1);
+}
+
+/* This process's threads busy beside the caller count as running, unless they are meant to be
+ * asleep: a thread spinning here is seen in every reading. */
+static void test_idle_own_threads(void)
+{
+#ifdef _OPENMP
+    atomic_int stop;
+    atomic_init(&stop, 0);
+    long with = 0, without = 0;
+    int team = 1;
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 1) {
+            while (!atomic_load(&stop))
+                ;
+        } else if ((team = omp_get_num_threads()) == 2) {
+            /* The spinning thread's reading is taken more than once: it runs throughout. */
+            for (int k = 0; k < 20; k++) {
+                with += trn_cores_idle_within(100, 0, false);
+                without += trn_cores_idle_within(100, 0, true);
+            }
+        }
+        atomic_store(&stop, 1);
+    }
+    /* Not counting it frees one core a reading (others' tasks move either sum alike: the
+     * readings alternate). */
+    if (team == 2) CHECK(without - with >= 10);
+#endif
+}
+
 int main(void)
 {
     RUN(test_every_row_once);
     RUN(test_cancel);
     RUN(test_copy);
+    RUN(test_idle_steady);
+    RUN(test_idle_own_threads);
     return trn_test_finish();
 }

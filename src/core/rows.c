@@ -1,11 +1,15 @@
 /* Rows over the threads in one parallel region, with progress and cancel from the caller's thread.
  */
+#define _DEFAULT_SOURCE /* opendir and clock_gettime under -std=c11 */
 #include "core/rows.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -87,16 +91,94 @@ void trn_rows_copy(void *dst, const void *src, size_t bytes)
     }
 }
 
-long trn_cores_idle(void)
+/* The online CPUs and the runnable tasks of /proc/loadavg; false where either cannot be read. */
+static bool cores_running(long *cpus, long *running)
 {
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    *cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    *running = -1;
     FILE *f = fopen("/proc/loadavg", "r");
-    long running = -1;
     if (f) {
         double a, b, c;
-        if (fscanf(f, "%lf %lf %lf %ld/", &a, &b, &c, &running) != 4) running = -1;
+        if (fscanf(f, "%lf %lf %lf %ld/", &a, &b, &c, running) != 4) *running = -1;
         fclose(f);
     }
-    if (cpus < 1 || running < 1) return -1;
-    return cpus - running;
+    return *cpus >= 1 && *running >= 1;
+}
+
+long trn_cores_idle(void)
+{
+    long cpus, running;
+    return cores_running(&cpus, &running) ? cpus - running : -1;
+}
+
+static long idle_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+static int long_order(const void *a, const void *b)
+{
+    const long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+long trn_cores_idle_steady(long want, trn_idle_read_fn read, void *arg, int tries, long gap_ns)
+{
+    long got[TRN_IDLE_TRIES_MOST];
+    got[0] = read(arg);
+    if (got[0] >= want || tries < 2) return got[0];
+    if (tries > TRN_IDLE_TRIES_MOST) tries = TRN_IDLE_TRIES_MOST;
+    for (int k = 1; k < tries; k++) {
+        /* A spin, not a sleep: on a busy machine a sleeping thread waits a time slice for its
+         * core back. */
+        for (const long t0 = idle_now_ns(); idle_now_ns() - t0 < gap_ns;)
+            ;
+        got[k] = read(arg);
+    }
+    qsort(got, (size_t)tries, sizeof got[0], long_order);
+    return got[tries / 2];
+}
+
+/* This process's threads that are running or waiting for a core (state R), the calling one
+ * among them; 1 where /proc/self/task cannot be read. */
+static long own_running(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return 1;
+    long n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char path[64], stat[256];
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        const size_t got = fread(stat, 1, sizeof stat - 1u, f);
+        fclose(f);
+        stat[got] = '\0';
+        /* "tid (comm) S ...": the name may hold spaces and parentheses, the state follows
+         * the last ')'. */
+        const char *close = strrchr(stat, ')');
+        if (close && close[1] == ' ' && close[2] == 'R') n++;
+    }
+    closedir(d);
+    return n > 0 ? n : 1;
+}
+
+/* trn_cores_idle; with arg, this process's running threads other than the caller not counted. */
+static long idle_read_loadavg(void *arg)
+{
+    long cpus, running;
+    if (!cores_running(&cpus, &running)) return -1;
+    return cpus - running + (arg ? own_running() - 1 : 0);
+}
+
+/* idle_read_loadavg's argument where this process's other threads do not count. */
+static char not_own;
+
+long trn_cores_idle_within(long want, long window_ns, bool own_asleep)
+{
+    return trn_cores_idle_steady(want, idle_read_loadavg, own_asleep ? &not_own : NULL, 5,
+                                 window_ns / 4);
 }

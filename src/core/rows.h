@@ -43,6 +43,25 @@ int trn_rows_threads(size_t rows, int threads, size_t min_rows);
  * cannot be read. For choosing how many threads to wake, never what they compute. */
 long trn_cores_idle(void);
 
+/* A reading of the cores free now, as trn_cores_idle gives. */
+typedef long (*trn_idle_read_fn)(void *arg);
+
+/* The cores free: the first of `tries` readings `gap_ns` apart where it shows `want` or more,
+ * else the median of them all (at most TRN_IDLE_TRIES_MOST). One reading is a snapshot: a task
+ * that runs for microseconds (a kernel worker, a process started beside this one) makes an
+ * idle machine look busy, and a task moved between cores as it is read may not be counted on
+ * a busy one; a program that keeps a core busy is seen in most readings. The readings after the
+ * first cost only where fewer cores than wanted look free. */
+#define TRN_IDLE_TRIES_MOST 9
+long trn_cores_idle_steady(long want, trn_idle_read_fn read, void *arg, int tries, long gap_ns);
+
+/* trn_cores_idle_steady of trn_cores_idle: five readings over window_ns. With own_asleep (a
+ * run's start, where this process's other threads are meant to sleep), those of them still
+ * running or waiting for a core do not count: a thread on its way to sleep after a parallel
+ * region held a core for milliseconds on a virtual machine (its wake-up, and so its sleep,
+ * waits for the hypervisor to run its virtual CPU). */
+long trn_cores_idle_within(long want, long window_ns, bool own_asleep);
+
 /* Fine rows 0 .. fine_rows - 1 read onto coarse rows by nearest row (fine row j to coarse row
  * floor(j * scale + 0.5), which never decreases with j): first[cj] (coarse_rows + 2 entries,
  * cj = 0 .. coarse_rows + 1) is the first fine row of coarse row cj, so its rows are first[cj]

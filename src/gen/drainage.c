@@ -1511,14 +1511,14 @@ done:; /* a label cannot precede a declaration before C23 (clang refuses it) */
 #define DR_STRIP_MIN_SAMPLES ((size_t)1u << 18)
 
 /* Cores no other process is running on now: the online CPUs less the runnable tasks of
- * /proc/loadavg other than this thread (this process's other threads sleep between parallel
- * regions). A strip the machine cannot run at once costs more than it saves (its threads wait
- * for each other at every pass, and strip edges add work): on a busy machine the work stays on
- * one strip. The outputs are
- * the same for any strip count, so this choice never changes a result. */
-static int idle_cores(void)
+ * /proc/loadavg other than this process's (its other threads sleep between parallel regions),
+ * read for up to 100 us while fewer than `want` look free (trn_cores_idle_within).
+ * A strip the machine cannot run at once costs more than it saves (its threads wait for each
+ * other at every pass, and strip edges add work): on a busy machine the work stays on one
+ * strip. The outputs are the same for any strip count, so this choice never changes a result. */
+static int idle_cores(long want)
 {
-    const long idle = trn_cores_idle(); /* counts this thread as running */
+    const long idle = trn_cores_idle_within(want, 100000L, true);
     return idle > 0 ? (int)idle : 0;
 }
 
@@ -1533,7 +1533,7 @@ static int strip_count(const dr_state *s, int asked)
     t = omp_get_max_threads();
 #endif
     if (s->n < DR_STRIP_MIN_SAMPLES) return 1;
-    const int free_cores = 1 + idle_cores();
+    const int free_cores = 1 + idle_cores(t - 1);
     if (t > free_cores) t = free_cores;
     const size_t most = s->nz / DR_STRIP_ROWS;
     return (size_t)t > most ? (int)(most < 1 ? 1 : most) : t;

@@ -492,13 +492,19 @@ static void sp_crew_quit(sp_crew *c)
     sp_crew_post(c, 1);
 }
 
-/* Cores no process is running on now (trn_cores_idle, the drainage's strips follow the same
+/* Cores no process is running on now, read until `want` are seen free or the readings over
+ * `window` ns say otherwise (trn_cores_idle_within; the drainage's strips follow the same
  * rule); below 0, tasks are waiting for a core. A helper that shares its core with another
  * program waits a time slice for it at every job, so small grids run on one thread on a busy
- * machine; the bytes are the same either way. Profiling builds may define SP_IDLE_CORES() to a
- * number: a shared machine's benchmark runs as if that many cores were free. */
+ * machine; the bytes are the same either way. Profiling builds may define
+ * SP_IDLE_CORES(want, window, own_asleep) to a number: a shared machine's benchmark runs as if
+ * that many cores were free. The readings span 100 us (a kernel worker or a process started
+ * beside the run often holds a core for a moment); at a run's start this process's threads,
+ * meant to sleep then, are not counted. Only where the first reading shows fewer cores free
+ * than wanted is it read again. */
+#define SP_IDLE_WINDOW_NS 100000L
 #ifndef SP_IDLE_CORES
-#define SP_IDLE_CORES() trn_cores_idle()
+#define SP_IDLE_CORES(want, window, own_asleep) trn_cores_idle_within(want, window, own_asleep)
 #endif
 
 /* Every SP_CREW_CHECK steps of a default run: while a task waits for a core (other programs
@@ -513,12 +519,12 @@ static void sp_crew_quit(sp_crew *c)
 static void sp_crew_check(sp_crew *c, uint32_t step)
 {
     if (c->large) {
-        atomic_store_explicit(&c->spin, SP_IDLE_CORES() < 0 ? 0L : SP_SPIN_NS,
-                              memory_order_relaxed);
+        const bool busy = SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, false) < 0;
+        atomic_store_explicit(&c->spin, busy ? 0L : SP_SPIN_NS, memory_order_relaxed);
         return;
     }
     if (c->asked || step % SP_CREW_CHECK) return;
-    c->solo = SP_IDLE_CORES() < 0;
+    c->solo = SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, false) < 0;
 }
 
 /* Runs a job on the threads there are: the crew, a region of its own, or this thread. */
@@ -575,16 +581,26 @@ static int sp_par_threads(const sp_state *s)
  * region; the threads asked for, or on a large grid OpenMP's count (the crew took the place of
  * a parallel region per job there: 20 steps on 1025^2 open 300, and each one's start and end
  * woke a sleeping thread, 30-50 us apiece, a tenth of the run on two threads), or on a small
- * one by default no more than the cores free now. */
-static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, bool mfd)
+ * one by default no more than the cores free now. Where none is free, a crew of two that starts
+ * alone (*solo): its checks every SP_CREW_CHECK steps take the helper on once a core is free.
+ * What held the core at the start was often gone a millisecond later (a shell's process, a
+ * kernel worker): a run that went by that one reading stayed on one thread throughout (100
+ * steps on 257^2: a third of the quiet runs on two threads took one thread's time). */
+static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, bool mfd,
+                        bool *solo)
 {
+    *solo = false;
 #ifdef _OPENMP
     if (mfd || omp_in_parallel()) return 1;
     if (p->threads > 0) return p->threads < SP_CREW_MOST ? p->threads : SP_CREW_MOST;
     const long most = omp_get_max_threads();
     if (s->n >= SP_PARALLEL_MIN_SAMPLES) return most < SP_CREW_MOST ? (int)most : SP_CREW_MOST;
-    const long idle = SP_IDLE_CORES();
-    if (most < 2 || idle < 1) return 1;
+    if (most < 2) return 1;
+    const long idle = SP_IDLE_CORES(most - 1, SP_IDLE_WINDOW_NS, true);
+    if (idle < 1) {
+        *solo = true;
+        return 2;
+    }
     return (int)(most < 1 + idle ? most : 1 + idle);
 #else
     (void)s;
@@ -623,7 +639,7 @@ void trn_sp_crew_help(trn_sp_crew *c)
 {
     /* Only with a core of its own: no task waiting for one (the run's thread and this one
      * are among those running). */
-    if (c && SP_IDLE_CORES() >= 0) sp_crew_serve(c);
+    if (c && SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, false) >= 0) sp_crew_serve(c);
 }
 
 /* Thread tid's share [*lo, *hi) of count items split in nt. */
@@ -2666,16 +2682,18 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
     if (p->threads > 0) omp_set_num_threads(p->threads);
     /* Runs not MFD (whose routing is serial pieces between its passes) hold a crew through
      * the run: the threads asked for, on large grids OpenMP's count, on small ones by default
-     * no more than the cores free now. Otherwise a step opens about twenty parallel regions,
+     * no more than the cores free now (at least two, the helper taken on later where none is). Otherwise a step opens about twenty parallel regions,
      * and on small grids their wake-ups cost more than the work, so by default one thread runs
      * them (an explicit thread count is kept: the results are the same). */
-    const int crew_size = helped ? 1 : sp_crew_size(&s, p, mfd);
+    bool start_solo = false;
+    const int crew_size = helped ? 1 : sp_crew_size(&s, p, mfd, &start_solo);
     if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) omp_set_num_threads(1);
     sp_crew own;
     if (crew_size > 1 && sp_crew_init(&own, crew_size)) {
         s.crew = &own;
         own.asked = p->threads > 0;
         own.large = s.n >= SP_PARALLEL_MIN_SAMPLES;
+        own.solo = start_solo;
     }
 #endif
     if (helped && !mfd && s.n < SP_PARALLEL_MIN_SAMPLES) s.crew = helped;
