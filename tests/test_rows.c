@@ -145,38 +145,47 @@ static void test_idle_steady(void)
     /* Enough at the first reading: no other. */
     const long quiet[] = {1, -1};
     readings r = {quiet, 2, 0};
-    CHECK(trn_cores_idle_steady(0, next_reading, &r, 5, 0) == 1);
+    CHECK(trn_cores_idle_steady(0, next_reading, &r, 5, 0, false) == 1);
     CHECK(r.calls == 1);
     /* Exactly as many as wanted is enough. */
     const long just[] = {2, -1};
     r = (readings){just, 2, 0};
-    CHECK(trn_cores_idle_steady(2, next_reading, &r, 5, 0) == 2);
+    CHECK(trn_cores_idle_steady(2, next_reading, &r, 5, 0, false) == 2);
     CHECK(r.calls == 1);
     /* A task for two readings of five, then gone: the median shows the core. */
     const long blip[] = {-1, 0, 1, 1, 1};
     r = (readings){blip, 5, 0};
-    CHECK(trn_cores_idle_steady(1, next_reading, &r, 5, 1000) == 1);
+    CHECK(trn_cores_idle_steady(1, next_reading, &r, 5, 1000, false) == 1);
     CHECK(r.calls == 5);
     /* A core seen free in one reading of five on a busy machine does not count. */
     const long miscount[] = {-1, -1, 0, -1, -1};
     r = (readings){miscount, 5, 0};
-    CHECK(trn_cores_idle_steady(0, next_reading, &r, 5, 0) == -1);
+    CHECK(trn_cores_idle_steady(0, next_reading, &r, 5, 0, false) == -1);
     /* The median, not the last or the first: sorted -4 -3 -2 -1 0. */
     const long worse[] = {-1, 0, -2, -3, -4};
     r = (readings){worse, 5, 0};
-    CHECK(trn_cores_idle_steady(1, next_reading, &r, 5, 0) == -2);
+    CHECK(trn_cores_idle_steady(1, next_reading, &r, 5, 0, false) == -2);
     CHECK(r.calls == 5);
+    /* Confirming a free core instead: a first reading of too few is taken at once, one of
+     * enough is read again and the median taken. */
+    const long seen_free[] = {1, -1, -1, 0, -1};
+    r = (readings){seen_free, 5, 0};
+    CHECK(trn_cores_idle_steady(1, next_reading, &r, 5, 0, true) == -1);
+    CHECK(r.calls == 5);
+    r = (readings){worse, 5, 0};
+    CHECK(trn_cores_idle_steady(1, next_reading, &r, 5, 0, true) == -1);
+    CHECK(r.calls == 1);
     /* No more than TRN_IDLE_TRIES_MOST readings. */
     const long busy[] = {-1};
     r = (readings){busy, 1, 0};
-    CHECK(trn_cores_idle_steady(0, next_reading, &r, 50, 0) == -1);
+    CHECK(trn_cores_idle_steady(0, next_reading, &r, 50, 0, false) == -1);
     CHECK(r.calls == TRN_IDLE_TRIES_MOST);
     /* A busy machine is read no more than `tries` times. */
     r = (readings){busy, 1, 0};
-    CHECK(trn_cores_idle_steady(0, next_reading, &r, 3, 0) == -1);
+    CHECK(trn_cores_idle_steady(0, next_reading, &r, 3, 0, false) == -1);
     CHECK(r.calls == 3);
     r = (readings){busy, 1, 0};
-    CHECK(trn_cores_idle_steady(0, next_reading, &r, 1, 0) == -1);
+    CHECK(trn_cores_idle_steady(0, next_reading, &r, 1, 0, false) == -1);
     CHECK(r.calls == 1);
 }
 
@@ -197,8 +206,8 @@ static void test_idle_own_threads(void)
         } else if ((team = omp_get_num_threads()) == 2) {
             /* The spinning thread's reading is taken more than once: it runs throughout. */
             for (int k = 0; k < 20; k++) {
-                with += trn_cores_idle_within(100, 0, false);
-                without += trn_cores_idle_within(100, 0, true);
+                with += trn_cores_idle_within(100, 0, 0);
+                without += trn_cores_idle_within(100, 0, TRN_IDLE_OWN_ASLEEP);
             }
         }
         atomic_store(&stop, 1);

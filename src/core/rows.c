@@ -124,11 +124,12 @@ static int long_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-long trn_cores_idle_steady(long want, trn_idle_read_fn read, void *arg, int tries, long gap_ns)
+long trn_cores_idle_steady(long want, trn_idle_read_fn read, void *arg, int tries, long gap_ns,
+                           bool confirm_free)
 {
     long got[TRN_IDLE_TRIES_MOST];
     got[0] = read(arg);
-    if (got[0] >= want || tries < 2) return got[0];
+    if ((got[0] >= want) != confirm_free || tries < 2) return got[0];
     if (tries > TRN_IDLE_TRIES_MOST) tries = TRN_IDLE_TRIES_MOST;
     for (int k = 1; k < tries; k++) {
         /* A spin, not a sleep: on a busy machine a sleeping thread waits a time slice for its
@@ -177,8 +178,9 @@ static long idle_read_loadavg(void *arg)
 /* idle_read_loadavg's argument where this process's other threads do not count. */
 static char not_own;
 
-long trn_cores_idle_within(long want, long window_ns, bool own_asleep)
+long trn_cores_idle_within(long want, long window_ns, unsigned flags)
 {
-    return trn_cores_idle_steady(want, idle_read_loadavg, own_asleep ? &not_own : NULL, 5,
-                                 window_ns / 4);
+    return trn_cores_idle_steady(want, idle_read_loadavg,
+                                 flags & TRN_IDLE_OWN_ASLEEP ? &not_own : NULL, 5, window_ns / 4,
+                                 (flags & TRN_IDLE_CONFIRM_FREE) != 0);
 }

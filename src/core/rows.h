@@ -46,21 +46,32 @@ long trn_cores_idle(void);
 /* A reading of the cores free now, as trn_cores_idle gives. */
 typedef long (*trn_idle_read_fn)(void *arg);
 
-/* The cores free: the first of `tries` readings `gap_ns` apart where it shows `want` or more,
- * else the median of them all (at most TRN_IDLE_TRIES_MOST). One reading is a snapshot: a task
- * that runs for microseconds (a kernel worker, a process started beside this one) makes an
- * idle machine look busy, and a task moved between cores as it is read may not be counted on
- * a busy one; a program that keeps a core busy is seen in most readings. The readings after the
- * first cost only where fewer cores than wanted look free. */
+/* The cores free: the first of `tries` readings `gap_ns` apart where it shows `want` or more
+ * (with confirm_free: fewer), else the median of them all (at most TRN_IDLE_TRIES_MOST). One
+ * reading is a snapshot: a task that runs for microseconds (a kernel worker, a process started
+ * beside this one) makes an idle machine look busy, and a task moved between cores as it is
+ * read may not be counted on a busy one; a program that keeps a core busy is seen in most
+ * readings. Only the answer that would change what the caller does is read again. */
 #define TRN_IDLE_TRIES_MOST 9
-long trn_cores_idle_steady(long want, trn_idle_read_fn read, void *arg, int tries, long gap_ns);
+long trn_cores_idle_steady(long want, trn_idle_read_fn read, void *arg, int tries, long gap_ns,
+                           bool confirm_free);
 
-/* trn_cores_idle_steady of trn_cores_idle: five readings over window_ns. With own_asleep (a
- * run's start, where this process's other threads are meant to sleep), those of them still
- * running or waiting for a core do not count: a thread on its way to sleep after a parallel
- * region held a core for milliseconds on a virtual machine (its wake-up, and so its sleep,
- * waits for the hypervisor to run its virtual CPU). */
-long trn_cores_idle_within(long want, long window_ns, bool own_asleep);
+/* How trn_cores_idle_within reads. */
+enum {
+    /* A run's start, or helpers asleep: this process's other threads do not count, those of
+     * them still running or waiting for a core too (a thread on its way to sleep after a
+     * parallel region held a core for milliseconds on a virtual machine: its wake-up, and so
+     * its sleep, waits for the hypervisor to run its virtual CPU). */
+    TRN_IDLE_OWN_ASLEEP = 1u,
+    /* The caller's helpers are asleep and come back only onto the cores found: a reading of
+     * too few is taken at once (a wrong one costs a few steps alone), a reading of enough is
+     * confirmed (a wrong one puts a helper on a busy core). Without: the other way round. */
+    TRN_IDLE_CONFIRM_FREE = 2u,
+};
+
+/* trn_cores_idle_steady of trn_cores_idle: up to five readings over window_ns (flags: the
+ * TRN_IDLE_ values). */
+long trn_cores_idle_within(long want, long window_ns, unsigned flags);
 
 /* Fine rows 0 .. fine_rows - 1 read onto coarse rows by nearest row (fine row j to coarse row
  * floor(j * scale + 0.5), which never decreases with j): first[cj] (coarse_rows + 2 entries,

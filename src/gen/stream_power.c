@@ -497,14 +497,16 @@ static void sp_crew_quit(sp_crew *c)
  * rule); below 0, tasks are waiting for a core. A helper that shares its core with another
  * program waits a time slice for it at every job, so small grids run on one thread on a busy
  * machine; the bytes are the same either way. Profiling builds may define
- * SP_IDLE_CORES(want, window, own_asleep) to a number: a shared machine's benchmark runs as if
- * that many cores were free. The readings span 100 us (a kernel worker or a process started
- * beside the run often holds a core for a moment); at a run's start this process's threads,
- * meant to sleep then, are not counted. Only where the first reading shows fewer cores free
- * than wanted is it read again. */
+ * SP_IDLE_CORES(want, window, flags) to a number: a shared machine's benchmark runs as if
+ * that many cores were free. The readings span 100 us between steps, 2 ms at a run's start
+ * (a kernel worker or a process started beside the run often holds a core for a moment, for up
+ * to 3 ms at a start here); at a start, and while the helpers wait alone, this process's
+ * threads are not counted. Only the first reading's answer that would change what the run does
+ * is read again (trn_cores_idle_steady). */
 #define SP_IDLE_WINDOW_NS 100000L
+#define SP_IDLE_START_NS 2000000L
 #ifndef SP_IDLE_CORES
-#define SP_IDLE_CORES(want, window, own_asleep) trn_cores_idle_within(want, window, own_asleep)
+#define SP_IDLE_CORES(want, window, flags) trn_cores_idle_within(want, window, flags)
 #endif
 
 /* Every SP_CREW_CHECK steps of a default run: while a task waits for a core (other programs
@@ -519,12 +521,24 @@ static void sp_crew_quit(sp_crew *c)
 static void sp_crew_check(sp_crew *c, uint32_t step)
 {
     if (c->large) {
-        const bool busy = SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, false) < 0;
+        const bool busy = SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, 0) < 0;
         atomic_store_explicit(&c->spin, busy ? 0L : SP_SPIN_NS, memory_order_relaxed);
         return;
     }
     if (c->asked || step % SP_CREW_CHECK) return;
-    c->solo = SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, false) < 0;
+    if (c->solo) {
+        /* Alone, the helpers wait for no job: they come back only where a core is free for
+         * each, this process's threads not counted (a helper still spinning is one of them).
+         * Counted as running, as while they work, a core taken by another program left a
+         * sleeping helper's reading at 0: the helpers came back onto it and went again at
+         * the next check, and 100 steps on 257^2 beside one busy loop took 1.8 times one
+         * thread's time. */
+        const long helpers = c->most - 1; /* those that have joined or will */
+        c->solo = SP_IDLE_CORES(helpers, SP_IDLE_WINDOW_NS,
+                                TRN_IDLE_OWN_ASLEEP | TRN_IDLE_CONFIRM_FREE) < helpers;
+    } else {
+        c->solo = SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, 0) < 0;
+    }
 }
 
 /* Runs a job on the threads there are: the crew, a region of its own, or this thread. */
@@ -581,26 +595,23 @@ static int sp_par_threads(const sp_state *s)
  * region; the threads asked for, or on a large grid OpenMP's count (the crew took the place of
  * a parallel region per job there: 20 steps on 1025^2 open 300, and each one's start and end
  * woke a sleeping thread, 30-50 us apiece, a tenth of the run on two threads), or on a small
- * one by default no more than the cores free now. Where none is free, a crew of two that starts
- * alone (*solo): its checks every SP_CREW_CHECK steps take the helper on once a core is free.
- * What held the core at the start was often gone a millisecond later (a shell's process, a
- * kernel worker): a run that went by that one reading stayed on one thread throughout (100
- * steps on 257^2: a third of the quiet runs on two threads took one thread's time). */
-static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, bool mfd,
-                        bool *solo)
+ * one by default no more than the cores free now, read over SP_IDLE_START_NS: a task seen once
+ * at the start (a process started beside the run, a kernel worker) often was gone a millisecond
+ * later, and a run that went by one reading stayed on one thread throughout (100 steps on
+ * 257^2: a third of the quiet runs on two threads took one thread's time). A crew that starts
+ * alone instead cost a busy machine more: its region's end waits for the helper's wake-up and
+ * then the caller's, each a time slice there (the same 100 steps beside two busy loops: 1.34
+ * times one thread's time). */
+static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, bool mfd)
 {
-    *solo = false;
 #ifdef _OPENMP
     if (mfd || omp_in_parallel()) return 1;
     if (p->threads > 0) return p->threads < SP_CREW_MOST ? p->threads : SP_CREW_MOST;
     const long most = omp_get_max_threads();
     if (s->n >= SP_PARALLEL_MIN_SAMPLES) return most < SP_CREW_MOST ? (int)most : SP_CREW_MOST;
     if (most < 2) return 1;
-    const long idle = SP_IDLE_CORES(most - 1, SP_IDLE_WINDOW_NS, true);
-    if (idle < 1) {
-        *solo = true;
-        return 2;
-    }
+    const long idle = SP_IDLE_CORES(most - 1, SP_IDLE_START_NS, TRN_IDLE_OWN_ASLEEP);
+    if (idle < 1) return 1;
     return (int)(most < 1 + idle ? most : 1 + idle);
 #else
     (void)s;
@@ -639,7 +650,7 @@ void trn_sp_crew_help(trn_sp_crew *c)
 {
     /* Only with a core of its own: no task waiting for one (the run's thread and this one
      * are among those running). */
-    if (c && SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, false) >= 0) sp_crew_serve(c);
+    if (c && SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, 0) >= 0) sp_crew_serve(c);
 }
 
 /* Thread tid's share [*lo, *hi) of count items split in nt. */
@@ -2682,18 +2693,16 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
     if (p->threads > 0) omp_set_num_threads(p->threads);
     /* Runs not MFD (whose routing is serial pieces between its passes) hold a crew through
      * the run: the threads asked for, on large grids OpenMP's count, on small ones by default
-     * no more than the cores free now (at least two, the helper taken on later where none is). Otherwise a step opens about twenty parallel regions,
+     * no more than the cores free now. Otherwise a step opens about twenty parallel regions,
      * and on small grids their wake-ups cost more than the work, so by default one thread runs
      * them (an explicit thread count is kept: the results are the same). */
-    bool start_solo = false;
-    const int crew_size = helped ? 1 : sp_crew_size(&s, p, mfd, &start_solo);
+    const int crew_size = helped ? 1 : sp_crew_size(&s, p, mfd);
     if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) omp_set_num_threads(1);
     sp_crew own;
     if (crew_size > 1 && sp_crew_init(&own, crew_size)) {
         s.crew = &own;
         own.asked = p->threads > 0;
         own.large = s.n >= SP_PARALLEL_MIN_SAMPLES;
-        own.solo = start_solo;
     }
 #endif
     if (helped && !mfd && s.n < SP_PARALLEL_MIN_SAMPLES) s.crew = helped;
