@@ -105,12 +105,6 @@ static bool cores_running(long *cpus, long *running)
     return *cpus >= 1 && *running >= 1;
 }
 
-long trn_cores_idle(void)
-{
-    long cpus, running;
-    return cores_running(&cpus, &running) ? cpus - running : -1;
-}
-
 static long idle_now_ns(void)
 {
     struct timespec t;
@@ -167,7 +161,8 @@ static long own_running(void)
     return n > 0 ? n : 1;
 }
 
-/* trn_cores_idle; with arg, this process's running threads other than the caller not counted. */
+/* A reading (trn_idle_read_fn); with arg, this process's running threads other than the caller
+ * not counted. */
 static long idle_read_loadavg(void *arg)
 {
     long cpus, running;

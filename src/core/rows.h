@@ -38,12 +38,10 @@ static inline int trn_rows_team(uint64_t samples, int threads)
 /* The thread count trn_rows_run uses for these arguments (for sizing per-thread scratch). */
 int trn_rows_threads(size_t rows, int threads, size_t min_rows);
 
-/* The online CPUs less the runnable tasks of /proc/loadavg (the calling thread among them): the
- * cores no process is running on now; below 0, tasks are waiting for a core; -1 also where it
- * cannot be read. For choosing how many threads to wake, never what they compute. */
-long trn_cores_idle(void);
-
-/* A reading of the cores free now, as trn_cores_idle gives. */
+/* A reading of the cores free now: the online CPUs less the runnable tasks of /proc/loadavg
+ * (the calling thread among them), the cores no process is running on; below 0, tasks are
+ * waiting for a core; -1 also where it cannot be read. For choosing how many threads to wake,
+ * never what they compute. */
 typedef long (*trn_idle_read_fn)(void *arg);
 
 /* The cores free: the first of `tries` readings `gap_ns` apart where it shows `want` or more
@@ -69,9 +67,12 @@ enum {
     TRN_IDLE_CONFIRM_FREE = 2u,
 };
 
-/* trn_cores_idle_steady of trn_cores_idle: up to five readings over window_ns (flags: the
+/* trn_cores_idle_steady of /proc/loadavg: up to five readings over window_ns (flags: the
  * TRN_IDLE_ values). */
 long trn_cores_idle_within(long want, long window_ns, unsigned flags);
+
+/* The readings' usual span: 100 us. */
+#define TRN_IDLE_WINDOW_NS 100000L
 
 /* Fine rows 0 .. fine_rows - 1 read onto coarse rows by nearest row (fine row j to coarse row
  * floor(j * scale + 0.5), which never decreases with j): first[cj] (coarse_rows + 2 entries,

@@ -1518,7 +1518,7 @@ done:; /* a label cannot precede a declaration before C23 (clang refuses it) */
  * strip. The outputs are the same for any strip count, so this choice never changes a result. */
 static int idle_cores(long want)
 {
-    const long idle = trn_cores_idle_within(want, 100000L, TRN_IDLE_OWN_ASLEEP);
+    const long idle = trn_cores_idle_within(want, TRN_IDLE_WINDOW_NS, TRN_IDLE_OWN_ASLEEP);
     return idle > 0 ? (int)idle : 0;
 }
 

@@ -213,13 +213,6 @@ typedef struct sp_state {
 #define SP_OUTLET_SPAN 32u
 #endif
 
-/* The run's arrays h .. dep (dep with deposition). A small grid's arrays are each under a huge
- * page, where big_alloc leaves them to malloc, and every 4 KiB page of them was fresh, faulted
- * in by its first write in the set-up and the first step, on one thread. On a paravirtualised
- * machine (the project's 2-core VM) that first write costs a trap of 12-19 us a page
- * (MADV_POPULATE_WRITE beforehand still left 6 us), so the ~1,100 pages of a 257^2 run took
- * about 20 ms of a 0.14 s run of 100 steps; 4 MiB on huge pages took 0.3 ms. So where they
- * fill at least one huge page, they are cut from one block on huge pages (in 64-byte lines). */
 /* scale times each rock factor of mask to the power given, as floats (NULL: out of memory),
  * and the largest of them into *max where max is not NULL. A pow per sample: on the threads
  * where the steps are (the largest is order-free). */
@@ -239,6 +232,13 @@ static float *sp_rock_powers(const float *mask, size_t n, double power, double s
     return f;
 }
 
+/* The run's arrays h .. dep (dep with deposition). A small grid's arrays are each under a huge
+ * page, where big_alloc leaves them to malloc, and every 4 KiB page of them was fresh, faulted
+ * in by its first write in the set-up and the first step, on one thread. On a paravirtualised
+ * machine (the project's 2-core VM) that first write costs a trap of 12-19 us a page
+ * (MADV_POPULATE_WRITE beforehand still left 6 us), so the ~1,100 pages of a 257^2 run took
+ * about 20 ms of a 0.14 s run of 100 steps; 4 MiB on huge pages took 0.3 ms. So where they
+ * fill at least one huge page, they are cut from one block on huge pages (in 64-byte lines). */
 static bool sp_alloc(sp_state *s, bool dep)
 {
     const size_t n = s->n, tab = s->pow_table_size;
@@ -503,7 +503,6 @@ static void sp_crew_quit(sp_crew *c)
  * to 3 ms at a start here); at a start, and while the helpers wait alone, this process's
  * threads are not counted. Only the first reading's answer that would change what the run does
  * is read again (trn_cores_idle_steady). */
-#define SP_IDLE_WINDOW_NS 100000L
 #define SP_IDLE_START_NS 2000000L
 #ifndef SP_IDLE_CORES
 #define SP_IDLE_CORES(want, window, flags) trn_cores_idle_within(want, window, flags)
@@ -521,7 +520,7 @@ static void sp_crew_quit(sp_crew *c)
 static void sp_crew_check(sp_crew *c, uint32_t step)
 {
     if (c->large) {
-        const bool busy = SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, 0) < 0;
+        const bool busy = SP_IDLE_CORES(0, TRN_IDLE_WINDOW_NS, 0) < 0;
         atomic_store_explicit(&c->spin, busy ? 0L : SP_SPIN_NS, memory_order_relaxed);
         return;
     }
@@ -534,10 +533,10 @@ static void sp_crew_check(sp_crew *c, uint32_t step)
          * the next check, and 100 steps on 257^2 beside one busy loop took 1.8 times one
          * thread's time. */
         const long helpers = c->most - 1; /* those that have joined or will */
-        c->solo = SP_IDLE_CORES(helpers, SP_IDLE_WINDOW_NS,
+        c->solo = SP_IDLE_CORES(helpers, TRN_IDLE_WINDOW_NS,
                                 TRN_IDLE_OWN_ASLEEP | TRN_IDLE_CONFIRM_FREE) < helpers;
     } else {
-        c->solo = SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, 0) < 0;
+        c->solo = SP_IDLE_CORES(0, TRN_IDLE_WINDOW_NS, 0) < 0;
     }
 }
 
@@ -650,7 +649,7 @@ void trn_sp_crew_help(trn_sp_crew *c)
 {
     /* Only with a core of its own: no task waiting for one (the run's thread and this one
      * are among those running). */
-    if (c && SP_IDLE_CORES(0, SP_IDLE_WINDOW_NS, 0) >= 0) sp_crew_serve(c);
+    if (c && SP_IDLE_CORES(0, TRN_IDLE_WINDOW_NS, 0) >= 0) sp_crew_serve(c);
 }
 
 /* Thread tid's share [*lo, *hi) of count items split in nt. */
