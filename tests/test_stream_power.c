@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rows.h"
 #include "gen/stream_power_dep.h"
 #include "gen/stream_power_tiled.h"
 #include "terrane/generate.h"
@@ -682,6 +683,102 @@ static void test_determinism_large(void)
         }
     }
 }
+
+#ifdef _OPENMP
+/* Scripted free-core readings: the calls seen by kind, and from which late check on cores
+ * are free (0: never). */
+static struct {
+    int start, late, crew, free_from;
+} late_log;
+
+static long late_reader(long want, long window_ns, unsigned flags)
+{
+    (void)want;
+    if (flags == TRN_IDLE_OWN_ASLEEP) {
+        CHECK(window_ns > TRN_IDLE_WINDOW_NS); /* a run's start reads over its longer window */
+        late_log.start++;
+        return 0;
+    }
+    if (flags == (TRN_IDLE_OWN_ASLEEP | TRN_IDLE_CONFIRM_FREE)) {
+        late_log.late++;
+        return late_log.free_from && late_log.late >= late_log.free_from ? 1 : 0;
+    }
+    late_log.crew++;
+    return 0;
+}
+
+/* Asks once, at 30%: a run that went on after it would not be asked again. */
+static int cancel_at_third(double done, const char *stage, void *user)
+{
+    int *asked = user;
+    (void)stage;
+    if (done < 0.3 || *asked) return 0;
+    *asked = 1;
+    return TRN_CANCEL;
+}
+
+/* A small run whose start finds no core free steps alone and checks every 8 steps; where a
+ * check finds a core, a crew runs the rest: the same bytes as one thread, its checks from then
+ * on the crew's own. A cancel in the steps alone leaves the field as it was. */
+static void test_late_crew(void)
+{
+    trn_field ref, f;
+    trn_stream_power_params p;
+    trn_stream_power_report rr, r;
+    trn_error e;
+    make_hills(&ref, 96);
+    trn_stream_power_params_default(&p);
+    p.dt = 5000.0;
+    p.steps = 40;
+    p.threads = 1;
+    CHECK_OK(trn_stream_power_run(&ref, &p, &rr, NULL, NULL, &e));
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+    trn_sp_idle_reader_set(late_reader);
+    p.threads = 0;
+    /* Free from the second check (step 16): steps 16, 24 and 32 checked by the crew. */
+    memset(&late_log, 0, sizeof late_log);
+    late_log.free_from = 2;
+    make_hills(&f, 96);
+    CHECK_OK(trn_stream_power_run(&f, &p, &r, NULL, NULL, &e));
+    CHECK(hash_field(&f) == hash_field(&ref));
+    CHECK(r.steps == 40 && r.pits_routed == rr.pits_routed);
+    CHECK(r.last_max_change == rr.last_max_change);
+    CHECK_EQ_INT(late_log.start, 1);
+    CHECK_EQ_INT(late_log.late, 2);
+    CHECK_EQ_INT(late_log.crew, 3);
+    trn_field_dispose(&f);
+    /* Never free: a check at steps 8, 16, 24 and 32, and no crew. */
+    memset(&late_log, 0, sizeof late_log);
+    make_hills(&f, 96);
+    CHECK_OK(trn_stream_power_run(&f, &p, &r, NULL, NULL, &e));
+    CHECK(hash_field(&f) == hash_field(&ref));
+    CHECK(r.steps == 40);
+    CHECK_EQ_INT(late_log.late, 4);
+    CHECK_EQ_INT(late_log.crew, 0);
+    /* Cancelled at step 12, alone: nothing written back. */
+    trn_field_dispose(&f);
+    make_hills(&f, 96);
+    const uint64_t before = hash_field(&f);
+    int asked = 0;
+    CHECK(trn_stream_power_run(&f, &p, &r, cancel_at_third, &asked, &e) == TRN_ERR_CANCELLED);
+    CHECK(hash_field(&f) == before);
+    CHECK(r.steps == 12);
+    /* MFD (its routing serial between the passes) reads no cores and takes no crew. */
+    memset(&late_log, 0, sizeof late_log);
+    late_log.free_from = 1;
+    trn_field_dispose(&f);
+    make_hills(&f, 96);
+    p.routing = TRN_ROUTING_MFD;
+    p.steps = 20;
+    CHECK_OK(trn_stream_power_run(&f, &p, &r, NULL, NULL, &e));
+    CHECK_EQ_INT(late_log.start + late_log.late + late_log.crew, 0);
+    trn_sp_idle_reader_set(NULL);
+    omp_set_num_threads(saved);
+    trn_field_dispose(&f);
+    trn_field_dispose(&ref);
+}
+#endif
 
 /* Deposition at steady state under uniform uplift: the sediment flux is U A, so the term
  * G Qs / A lays down G U and the channel must cut (1 + G) U: every drop is (1 + G) times the
@@ -1429,6 +1526,9 @@ int main(void)
     RUN(test_border_follows);
     RUN(test_determinism);
     RUN(test_determinism_large);
+#ifdef _OPENMP
+    RUN(test_late_crew);
+#endif
     RUN(test_network_forms);
     RUN(test_deposition_steady_state);
     RUN(test_deposition_fan);

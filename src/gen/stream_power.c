@@ -505,7 +505,18 @@ static void sp_crew_quit(sp_crew *c)
  * is read again (trn_cores_idle_steady). */
 #define SP_IDLE_START_NS 2000000L
 #ifndef SP_IDLE_CORES
-#define SP_IDLE_CORES(want, window, flags) trn_cores_idle_within(want, window, flags)
+/* The reading, replaced by tests' scripted ones (trn_sp_idle_reader_set). */
+static long (*sp_idle_reader)(long want, long window_ns, unsigned flags) = trn_cores_idle_within;
+#define SP_IDLE_CORES(want, window, flags) sp_idle_reader(want, window, flags)
+void trn_sp_idle_reader_set(long (*read)(long want, long window_ns, unsigned flags))
+{
+    sp_idle_reader = read ? read : trn_cores_idle_within;
+}
+#else
+void trn_sp_idle_reader_set(long (*read)(long want, long window_ns, unsigned flags))
+{
+    (void)read;
+}
 #endif
 
 /* Every SP_CREW_CHECK steps of a default run: while a task waits for a core (other programs
@@ -612,6 +623,25 @@ static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, boo
     const long idle = SP_IDLE_CORES(most - 1, SP_IDLE_START_NS, TRN_IDLE_OWN_ASLEEP);
     if (idle < 1) return 1;
     return (int)(most < 1 + idle ? most : 1 + idle);
+#else
+    (void)s;
+    (void)p;
+    (void)mfd;
+    return 1;
+#endif
+}
+
+/* The most threads a crew formed later in a small default run may have (1: none): a run whose
+ * start found no core free steps alone, and reads again every SP_CREW_CHECK steps for free
+ * cores as a crew's helpers waiting alone do. Under SP_IDLE_START_NS of readings a moment's
+ * task (a kernel worker, the process's own exit beside it) sent a run of 100 steps on 257^2 to
+ * one thread throughout: 4 of 14 quiet runs. */
+static int sp_crew_late(const sp_state *s, const trn_stream_power_params *p, bool mfd)
+{
+#ifdef _OPENMP
+    if (mfd || omp_in_parallel() || p->threads > 0 || s->n >= SP_PARALLEL_MIN_SAMPLES) return 1;
+    const int most = omp_get_max_threads();
+    return most < SP_CREW_MOST ? most : SP_CREW_MOST;
 #else
     (void)s;
     (void)p;
@@ -2424,12 +2454,14 @@ double trn_sp_surface_floor(const trn_stream_power_params *p)
 
 /* The steps of trn_stream_power_run on the caller's thread (with s->crew, its passes shared
  * with the crew's helpers). */
-static trn_status sp_steps(sp_state *s, const trn_stream_power_params *p, bool rho8, uint32_t salt,
-                           bool mfd, double cell_area, trn_progress *pr,
-                           trn_stream_power_report *report, double **before, trn_error *err)
+/* Steps [from, to) of the run's p->steps. */
+static trn_status sp_steps(sp_state *s, const trn_stream_power_params *p, uint32_t from,
+                           uint32_t to, bool rho8, uint32_t salt, bool mfd, double cell_area,
+                           trn_progress *pr, trn_stream_power_report *report, double **before,
+                           trn_error *err)
 {
     trn_status st = TRN_OK;
-    for (uint32_t step = 0; step < p->steps && !st; step++) {
+    for (uint32_t step = from; step < to && !st; step++) {
         if (s->crew) sp_crew_check(s->crew, step);
         if (trn_progress_report(pr, (double)step / (double)p->steps, "stream power")) {
             st = trn_error_set(err, TRN_ERR_CANCELLED, NULL, -1, "stream power: cancelled");
@@ -2695,7 +2727,8 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
      * no more than the cores free now. Otherwise a step opens about twenty parallel regions,
      * and on small grids their wake-ups cost more than the work, so by default one thread runs
      * them (an explicit thread count is kept: the results are the same). */
-    const int crew_size = helped ? 1 : sp_crew_size(&s, p, mfd);
+    int crew_size = helped ? 1 : sp_crew_size(&s, p, mfd);
+    const int late_most = helped || crew_size > 1 ? 1 : sp_crew_late(&s, p, mfd);
     if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) omp_set_num_threads(1);
     sp_crew own;
     if (crew_size > 1 && sp_crew_init(&own, crew_size)) {
@@ -2714,18 +2747,39 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
     /* With a crew of its own, the helpers wait in the region for jobs while the caller's
      * thread runs the steps. Without, no region at all: regions opened inside one (even of one
      * thread) do not reuse the threads OpenMP keeps between regions. */
+    uint32_t from = 0;
 #ifdef _OPENMP
+    /* A small run that started alone: its steps by SP_CREW_CHECK until the cores it could use
+     * are free (read as sp_crew_check reads for helpers waiting alone), then a crew for the
+     * rest; on a busy machine no region is opened, as before. */
+    while (!s.crew && late_most > 1 && from < p->steps && !st) {
+        const uint32_t to = p->steps - from > SP_CREW_CHECK ? from + SP_CREW_CHECK : p->steps;
+        st = sp_steps(&s, p, from, to, rho8, salt, mfd, cell_area, &pr, report, &before, err);
+        from = to;
+        if (st || from == p->steps) break;
+        const long idle = SP_IDLE_CORES(late_most - 1, TRN_IDLE_WINDOW_NS,
+                                        TRN_IDLE_OWN_ASLEEP | TRN_IDLE_CONFIRM_FREE);
+        if (idle < 1) continue;
+        crew_size = late_most < 1 + idle ? late_most : (int)(1 + idle);
+        if (sp_crew_init(&own, crew_size)) {
+            s.crew = &own;
+            own.s = &s;
+        }
+    }
     if (s.crew && s.crew == &own) {
 #pragma omp parallel num_threads(crew_size)
         {
             if (omp_get_thread_num() > 0) sp_crew_serve(s.crew);
-            else st = sp_steps(&s, p, rho8, salt, mfd, cell_area, &pr, report, &before, err);
+            else
+                st = sp_steps(&s, p, from, p->steps, rho8, salt, mfd, cell_area, &pr, report,
+                              &before, err);
         }
-    } else
-#endif
-    {
-        st = sp_steps(&s, p, rho8, salt, mfd, cell_area, &pr, report, &before, err);
+        from = p->steps;
     }
+#endif
+    if (!st && from < p->steps)
+        st = sp_steps(&s, p, from, p->steps, rho8, salt, mfd, cell_area, &pr, report, &before,
+                      err);
 #ifdef _OPENMP
     if (s.crew == &own) sp_crew_dispose(&own);
     s.crew = NULL;

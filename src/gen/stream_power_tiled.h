@@ -158,6 +158,10 @@ bool trn_sp_one_thread(const trn_field *field, const trn_stream_power_params *p)
  * and while the calling thread waits for the helpers' shares of one, it calls piece(arg), which
  * makes one piece of other work (a few microseconds: the pass waits for it) and returns false
  * when none is left; the threads may call it at the same time. */
+/* For tests: the free-core readings every stream-power run decides its threads by
+ * (trn_cores_idle_within's signature; NULL: the machine's own again). Set while no run runs. */
+void trn_sp_idle_reader_set(long (*read)(long want, long window_ns, unsigned flags));
+
 typedef struct sp_crew trn_sp_crew;
 trn_sp_crew *trn_sp_crew_new(int threads);
 void trn_sp_crew_free(trn_sp_crew *crew);
