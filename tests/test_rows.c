@@ -1,7 +1,12 @@
 /* Rows over the threads in one region: every row once, progress from the caller, cancel. */
+#define _GNU_SOURCE /* access, sysconf and clock_gettime under -std=c11; CPU_SET */
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -218,6 +223,82 @@ static void test_idle_own_threads(void)
 #endif
 }
 
+/* A thread's run delay: this thread's own, none for a thread not of this process; threads
+ * that outnumber the cores wait for them. */
+static void test_thread_wait(void)
+{
+    CHECK(trn_thread_wait_ns(0) == -1);
+    CHECK(trn_thread_wait_ns(-3) == -1);
+    if (access("/proc/thread-self/schedstat", R_OK) != 0) {
+        fprintf(stderr, "  (no per-thread scheduler statistics here: the rest skipped)\n");
+        return;
+    }
+    const long self = trn_thread_self_id();
+    CHECK(self > 0);
+    const long long w0 = trn_thread_wait_ns(self);
+    CHECK(w0 >= 0);
+    CHECK(trn_thread_wait_ns(self) >= w0);
+#ifdef _OPENMP
+    /* One spinning thread more than the cores for 60 ms: their waits add up to about 60 ms. */
+    const int team = (int)sysconf(_SC_NPROCESSORS_ONLN) + 1;
+    long long waited = 0;
+    int got = 0;
+#pragma omp parallel num_threads(team) reduction(+ : waited, got)
+    {
+        const long me = trn_thread_self_id();
+        const long long before = trn_thread_wait_ns(me);
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 60000000L);
+        const long long after = trn_thread_wait_ns(me);
+        if (before >= 0 && after >= before) {
+            waited += after - before;
+            got++;
+        }
+    }
+    if (got == team) {
+        CHECK(waited > 15000000LL);
+    } else {
+        fprintf(stderr, "  (%d of %d threads ran: the waits not checked)\n", got, team);
+    }
+#endif
+}
+
+/* A thread moved off its CPU goes to another it may run on, and keeps the affinity it had; off
+ * a CPU it is not on, or with nowhere else to go, it stays. */
+static void test_leave_cpu(void)
+{
+    CHECK(!trn_thread_leave_cpu(-1));
+#ifdef __linux__
+    cpu_set_t was, now, one;
+    CHECK(sched_getaffinity(0, sizeof was, &was) == 0);
+    const int at = trn_thread_cpu();
+    CHECK(at >= 0 && CPU_ISSET(at, &was));
+    if (CPU_COUNT(&was) >= 2) {
+        CHECK(trn_thread_leave_cpu(at));
+        CHECK(trn_thread_cpu() != at);
+        CHECK(sched_getaffinity(0, sizeof now, &now) == 0);
+        CHECK(CPU_EQUAL(&was, &now));
+        /* Not on that CPU any more: nothing to do. */
+        CHECK(!trn_thread_leave_cpu(at));
+    } else {
+        fprintf(stderr, "  (one CPU to run on: the move not checked)\n");
+    }
+    /* Only one CPU allowed: it stays, and that CPU stays its only one. */
+    const int here = trn_thread_cpu();
+    CPU_ZERO(&one);
+    CPU_SET(here, &one);
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+    CHECK(!trn_thread_leave_cpu(here));
+    CHECK(trn_thread_cpu() == here);
+    CHECK(sched_getaffinity(0, sizeof now, &now) == 0);
+    CHECK(CPU_EQUAL(&one, &now));
+    CHECK(sched_setaffinity(0, sizeof was, &was) == 0);
+#endif
+}
+
 int main(void)
 {
     RUN(test_every_row_once);
@@ -225,5 +306,7 @@ int main(void)
     RUN(test_copy);
     RUN(test_idle_steady);
     RUN(test_idle_own_threads);
+    RUN(test_thread_wait);
+    RUN(test_leave_cpu);
     return trn_test_finish();
 }

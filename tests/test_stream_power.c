@@ -689,7 +689,21 @@ static void test_determinism_large(void)
  * are free (0: never). */
 static struct {
     int start, late, crew, free_from;
+    long long wait_step; /* each thread's run delay grows by this at each read (-1: unreadable) */
+    long long waited[64];
+    long tids[64];
 } late_log;
+
+static long long late_waits(long tid)
+{
+    if (late_log.wait_step < 0) return -1;
+    for (int k = 0; k < 64; k++)
+        if (late_log.tids[k] == tid || !late_log.tids[k]) {
+            late_log.tids[k] = tid;
+            return late_log.waited[k] += late_log.wait_step;
+        }
+    return 0;
+}
 
 static long late_reader(long want, long window_ns, unsigned flags)
 {
@@ -704,7 +718,7 @@ static long late_reader(long want, long window_ns, unsigned flags)
         return late_log.free_from && late_log.late >= late_log.free_from ? 1 : 0;
     }
     late_log.crew++;
-    return 0;
+    return -1; /* a task waiting for a core */
 }
 
 /* Asks once, at 30%: a run that went on after it would not be asked again. */
@@ -735,8 +749,11 @@ static void test_late_crew(void)
     const int saved = omp_get_max_threads();
     omp_set_num_threads(2);
     trn_sp_idle_reader_set(late_reader);
+    trn_sp_wait_reader_set(late_waits);
     p.threads = 0;
-    /* Free from the second check (step 16): steps 16, 24 and 32 checked by the crew. */
+    /* Free from the second check (step 16): the crew runs the rest. Its threads never wait
+     * for a core, so a reading of a task waiting (a kernel worker's moment) does not send it
+     * back to one thread. */
     memset(&late_log, 0, sizeof late_log);
     late_log.free_from = 2;
     make_hills(&f, 96);
@@ -746,7 +763,30 @@ static void test_late_crew(void)
     CHECK(r.last_max_change == rr.last_max_change);
     CHECK_EQ_INT(late_log.start, 1);
     CHECK_EQ_INT(late_log.late, 2);
-    CHECK_EQ_INT(late_log.crew, 3);
+    CHECK_EQ_INT(late_log.crew, 0);
+    trn_field_dispose(&f);
+    /* Its threads waiting a second for a core between checks: alone after the first window
+     * (step 24); at step 32 back, at 40 its waits read afresh, not judged; alone at 48. */
+    memset(&late_log, 0, sizeof late_log);
+    late_log.free_from = 2;
+    late_log.wait_step = 1000000000LL;
+    make_hills(&f, 96);
+    p.steps = 56;
+    CHECK_OK(trn_stream_power_run(&f, &p, &r, NULL, NULL, &e));
+    CHECK_EQ_INT(late_log.late, 3);
+    CHECK_EQ_INT(late_log.crew, 0);
+    trn_field_dispose(&f);
+    /* Waits that cannot be read: the crew goes by the readings, alone at step 16 (a task
+     * waiting), back at 24, alone at 32. */
+    memset(&late_log, 0, sizeof late_log);
+    late_log.free_from = 2;
+    late_log.wait_step = -1;
+    make_hills(&f, 96);
+    p.steps = 40;
+    CHECK_OK(trn_stream_power_run(&f, &p, &r, NULL, NULL, &e));
+    CHECK(hash_field(&f) == hash_field(&ref));
+    CHECK_EQ_INT(late_log.late, 3);
+    CHECK_EQ_INT(late_log.crew, 2);
     trn_field_dispose(&f);
     /* Never free: a check at steps 8, 16, 24 and 32, and no crew. */
     memset(&late_log, 0, sizeof late_log);
@@ -774,6 +814,7 @@ static void test_late_crew(void)
     CHECK_OK(trn_stream_power_run(&f, &p, &r, NULL, NULL, &e));
     CHECK_EQ_INT(late_log.start + late_log.late + late_log.crew, 0);
     trn_sp_idle_reader_set(NULL);
+    trn_sp_wait_reader_set(NULL);
     omp_set_num_threads(saved);
     trn_field_dispose(&f);
     trn_field_dispose(&ref);

@@ -1,16 +1,22 @@
 /* Rows over the threads in one parallel region, with progress and cancel from the caller's thread.
  */
-#define _DEFAULT_SOURCE /* opendir and clock_gettime under -std=c11 */
+#define _GNU_SOURCE /* opendir and clock_gettime under -std=c11; sched_getcpu, CPU_SET */
 #include "core/rows.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -178,4 +184,61 @@ long trn_cores_idle_within(long want, long window_ns, unsigned flags)
     return trn_cores_idle_steady(want, idle_read_loadavg,
                                  flags & TRN_IDLE_OWN_ASLEEP ? &not_own : NULL, 5, window_ns / 4,
                                  (flags & TRN_IDLE_CONFIRM_FREE) != 0);
+}
+
+long trn_thread_self_id(void)
+{
+#if defined(__linux__) && defined(SYS_gettid)
+    return (long)syscall(SYS_gettid);
+#else
+    return 0;
+#endif
+}
+
+long long trn_thread_wait_ns(long tid)
+{
+    if (tid <= 0) return -1;
+    char path[64], text[128];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+    const int fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    const ssize_t got = read(fd, text, sizeof text - 1u);
+    close(fd);
+    if (got <= 0) return -1;
+    text[got] = '\0';
+    /* "run_ns wait_ns timeslices" */
+    unsigned long long run, wait;
+    if (sscanf(text, "%llu %llu", &run, &wait) != 2 || wait > (unsigned long long)LLONG_MAX)
+        return -1;
+    return (long long)wait;
+}
+
+int trn_thread_cpu(void)
+{
+#ifdef __linux__
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+bool trn_thread_leave_cpu(int cpu)
+{
+#ifdef __linux__
+    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getcpu() != cpu) return false;
+    cpu_set_t was, off;
+    if (sched_getaffinity(0, sizeof was, &was) != 0 || !CPU_ISSET(cpu, &was) ||
+        CPU_COUNT(&was) < 2)
+        return false;
+    off = was;
+    CPU_CLR(cpu, &off);
+    /* Off the CPU at once; the affinity given back leaves the thread where it went. */
+    if (sched_setaffinity(0, sizeof off, &off) != 0) return false;
+    const bool moved = sched_getcpu() != cpu;
+    sched_setaffinity(0, sizeof was, &was);
+    return moved;
+#else
+    (void)cpu;
+    return false;
+#endif
 }

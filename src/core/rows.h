@@ -74,6 +74,24 @@ long trn_cores_idle_within(long want, long window_ns, unsigned flags);
 /* The readings' usual span: 100 us. */
 #define TRN_IDLE_WINDOW_NS 100000L
 
+/* The calling thread's id for trn_thread_wait_ns (0 where the system has none). */
+long trn_thread_self_id(void);
+
+/* How long thread tid of this process has been runnable and waiting for a core, all told (the
+ * scheduler's run delay, /proc/self/task/TID/schedstat), ns; -1 where it cannot be read. Time
+ * another program took from this thread's core shows here, a sleeping thread's does not: unlike
+ * a reading of the cores free, a task that holds a core for microseconds counts for as much. */
+long long trn_thread_wait_ns(long tid);
+
+/* The CPU the calling thread runs on now (-1 where the system does not say). */
+int trn_thread_cpu(void);
+
+/* Moves the calling thread off cpu, where it runs there and may run elsewhere, and gives its
+ * CPU affinity back as it was; true when it moved. A helper thread woken onto the CPU of the
+ * thread it helps (a new thread placed by the load left on the CPUs, as on a virtual machine
+ * after another process) shared it with that thread for 10-30 ms while the other CPU idled. */
+bool trn_thread_leave_cpu(int cpu);
+
 /* Fine rows 0 .. fine_rows - 1 read onto coarse rows by nearest row (fine row j to coarse row
  * floor(j * scale + 0.5), which never decreases with j): first[cj] (coarse_rows + 2 entries,
  * cj = 0 .. coarse_rows + 1) is the first fine row of coarse row cj, so its rows are first[cj]

@@ -336,6 +336,11 @@ static void sp_free(sp_state *s)
  * A helper may join while the run goes on (a cascade's thread that first makes the finer
  * levels' inputs): the caller splits each job among the helpers there when it posts it. */
 #define SP_SPIN_NS 200000L
+/* A helper on its caller's CPU moves off it at most once in this many jobs (a profiling build
+ * may give 0xffffffff: never). */
+#ifndef SP_NUDGE_POSTS
+#define SP_NUDGE_POSTS 64u
+#endif
 /* The most threads in a crew (a post carries its count in 8 bits). */
 #define SP_CREW_MOST 64
 
@@ -359,6 +364,10 @@ typedef struct sp_crew {
     void *idle_arg;
     bool idle_more; /* the caller's: idle may have work left */
     bool large;         /* a large grid's run: never alone, waits sleep at once when busy */
+    atomic_long tids[SP_CREW_MOST]; /* the helpers' thread ids (trn_thread_wait_ns), by tid */
+    long long waited[SP_CREW_MOST]; /* each thread's run delay at the last check (-1: none) */
+    long checked_ns;                /* when the waits were last read (0: not yet) */
+    atomic_int caller_cpu;          /* the CPU the caller posted its last job from (-1: none) */
     pthread_mutex_t lock;
     pthread_cond_t wake;
 } sp_crew;
@@ -424,6 +433,7 @@ static void sp_crew_add(sp_crew *c, atomic_uint *word, unsigned add)
 /* The caller's side: the next job, split among nt threads (its fn and arg set before). */
 static void sp_crew_post(sp_crew *c, int nt)
 {
+    atomic_store_explicit(&c->caller_cpu, trn_thread_cpu(), memory_order_relaxed);
     const unsigned seq = (atomic_load_explicit(&c->post, memory_order_relaxed) >> 8) + 1u;
     atomic_store(&c->post, seq << 8 | (unsigned)nt);
     sp_crew_wake(c);
@@ -439,6 +449,11 @@ static bool sp_crew_init(sp_crew *c, int most)
     atomic_init(&c->sleepers, 0);
     atomic_init(&c->spin, SP_SPIN_NS);
     c->most = most < SP_CREW_MOST ? most : SP_CREW_MOST;
+    atomic_init(&c->caller_cpu, -1);
+    for (int k = 0; k < SP_CREW_MOST; k++) {
+        atomic_init(&c->tids[k], 0L);
+        c->waited[k] = -1;
+    }
     if (pthread_mutex_init(&c->lock, NULL) != 0) return false;
     if (pthread_cond_init(&c->wake, NULL) != 0) {
         pthread_mutex_destroy(&c->lock);
@@ -461,7 +476,9 @@ static void sp_crew_serve(sp_crew *c)
 {
     unsigned seen = atomic_load(&c->post) >> 8;
     if (atomic_load(&c->quit)) return;
+    unsigned nudged = seen - SP_NUDGE_POSTS;
     const int tid = atomic_fetch_add(&c->joined, 1) + 1;
+    if (tid < SP_CREW_MOST) atomic_store(&c->tids[tid], trn_thread_self_id());
     bool more = c->idle != NULL;
     for (;;) {
         const unsigned target = (seen + 1u) << 8;
@@ -478,6 +495,17 @@ static void sp_crew_serve(sp_crew *c)
         if (atomic_load_explicit(&c->quit, memory_order_relaxed)) return;
         const int nt = (int)(w & 255u);
         if (tid >= nt) continue;
+        /* On the caller's CPU while another is free (a new thread placed by the load the
+         * last process left on the CPUs): off it, or the two take turns on one CPU until the
+         * kernel moves one, 10-30 ms (100 steps on 257^2: 0.094 against 0.081 s). At most
+         * once every SP_NUDGE_POSTS jobs, where the kernel puts it back. */
+        if (seen - nudged >= SP_NUDGE_POSTS) {
+            const int at = trn_thread_cpu();
+            if (at >= 0 && at == atomic_load_explicit(&c->caller_cpu, memory_order_relaxed)) {
+                trn_thread_leave_cpu(at);
+                nudged = seen;
+            }
+        }
         SP_JOB(c->fn, tid, 0);
         c->fn(c->s, c->arg, tid, nt);
         SP_JOB(c->fn, tid, 1);
@@ -519,15 +547,59 @@ void trn_sp_idle_reader_set(long (*read)(long want, long window_ns, unsigned fla
 }
 #endif
 
-/* Every SP_CREW_CHECK steps of a default run: while a task waits for a core (other programs
- * started), the caller runs the jobs alone, since a helper that shares its core waits a time
- * slice at every job (the crew's own threads count as running: a spinning helper is). A large
+/* A thread's run delay (trn_thread_wait_ns), replaced by tests' scripted ones. */
+static long long (*sp_wait_reader)(long tid) = trn_thread_wait_ns;
+void trn_sp_wait_reader_set(long long (*read)(long tid))
+{
+    sp_wait_reader = read ? read : trn_thread_wait_ns;
+}
+
+/* The crew's waits for a core since the last check, summed over its threads (the caller and
+ * the helpers that have joined; one read for the first time counts from now), ns, and in
+ * *threads the threads summed; -1 where one cannot be read. */
+static long long sp_crew_waited(sp_crew *c, int *threads)
+{
+    int n = atomic_load(&c->joined) + 1;
+    if (n > SP_CREW_MOST) n = SP_CREW_MOST;
+    long long sum = 0;
+    *threads = 0;
+    for (int k = 0; k < n; k++) {
+        const long tid = k ? atomic_load(&c->tids[k]) : trn_thread_self_id();
+        if (k && tid <= 0) continue; /* joined, its id not stored yet */
+        const long long w = sp_wait_reader(tid);
+        if (w < 0) return -1;
+        if (c->waited[k] >= 0) {
+            sum += w - c->waited[k];
+            ++*threads;
+        }
+        c->waited[k] = w;
+    }
+    return sum;
+}
+
+/* The waits' next window starts at the next check. */
+static void sp_crew_waits_forget(sp_crew *c)
+{
+    for (int k = 0; k < SP_CREW_MOST; k++)
+        c->waited[k] = -1;
+    c->checked_ns = 0;
+}
+
+/* Every SP_CREW_CHECK steps of a default run: where the crew's threads waited for a core over
+ * 1/SP_CREW_WAIT_SHARE of the time since the last check (other programs started), the caller
+ * runs the jobs alone, since a helper that shares its core waits a time slice at every job.
+ * The waits are each thread's run delay; where they cannot be read, a reading of a task
+ * waiting for a core (the crew's own threads count as running: a spinning helper is) does.
+ * That reading said so at 1-4 of a quiet run's 12 checks (a kernel thread woken for
+ * microseconds: 100 steps on 257^2 waited 0.1-3% of the time), and each sent 8 steps to one
+ * thread; one busy loop started beside the run made the waits 20-47%. A large
  * grid's crew keeps its helpers (a job there is milliseconds, the helper's share is worth its
  * wait for a core, as a parallel region's threads' was) and checks every step (a step is tens
  * of milliseconds, the check microseconds): while a task waits for a core its waits sleep at
  * once, as OpenMP's passive threads do, since a spin would take the time slice the thread
  * being waited for needs. */
 #define SP_CREW_CHECK 8u
+#define SP_CREW_WAIT_SHARE 8
 static void sp_crew_check(sp_crew *c, uint32_t step)
 {
     if (c->large) {
@@ -546,9 +618,18 @@ static void sp_crew_check(sp_crew *c, uint32_t step)
         const long helpers = c->most - 1; /* those that have joined or will */
         c->solo = SP_IDLE_CORES(helpers, TRN_IDLE_WINDOW_NS,
                                 TRN_IDLE_OWN_ASLEEP | TRN_IDLE_CONFIRM_FREE) < helpers;
-    } else {
-        c->solo = SP_IDLE_CORES(0, TRN_IDLE_WINDOW_NS, 0) < 0;
+        if (!c->solo) sp_crew_waits_forget(c);
+        return;
     }
+    int threads;
+    const long now = sp_now_ns();
+    const long long waited = sp_crew_waited(c, &threads);
+    if (waited < 0) {
+        c->solo = SP_IDLE_CORES(0, TRN_IDLE_WINDOW_NS, 0) < 0;
+    } else if (c->checked_ns && threads > 0) {
+        c->solo = waited * SP_CREW_WAIT_SHARE > (long long)(now - c->checked_ns) * threads;
+    }
+    c->checked_ns = now;
 }
 
 /* Runs a job on the threads there are: the crew, a region of its own, or this thread. */

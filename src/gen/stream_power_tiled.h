@@ -161,6 +161,9 @@ bool trn_sp_one_thread(const trn_field *field, const trn_stream_power_params *p)
 /* For tests: the free-core readings every stream-power run decides its threads by
  * (trn_cores_idle_within's signature; NULL: the machine's own again). Set while no run runs. */
 void trn_sp_idle_reader_set(long (*read)(long want, long window_ns, unsigned flags));
+/* For tests: each thread's run delay a small run's crew goes by (trn_thread_wait_ns's
+ * signature; NULL: the system's own again). */
+void trn_sp_wait_reader_set(long long (*read)(long tid));
 
 typedef struct sp_crew trn_sp_crew;
 trn_sp_crew *trn_sp_crew_new(int threads);
