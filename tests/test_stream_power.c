@@ -731,9 +731,10 @@ static int cancel_at_third(double done, const char *stage, void *user)
     return TRN_CANCEL;
 }
 
-/* A small run whose start finds no core free steps alone and checks every 8 steps; where a
- * check finds a core, a crew runs the rest: the same bytes as one thread, its checks from then
- * on the crew's own. A cancel in the steps alone leaves the field as it was. */
+/* A small run whose start finds no core free steps alone and checks after 2, 4 and 8 steps,
+ * then every 8; where a check finds a core, a crew runs the rest: the same bytes as one thread,
+ * its checks from then on the crew's own. A cancel in the steps alone leaves the field as it
+ * was. */
 static void test_late_crew(void)
 {
     trn_field ref, f;
@@ -751,7 +752,7 @@ static void test_late_crew(void)
     trn_sp_idle_reader_set(late_reader);
     trn_sp_wait_reader_set(late_waits);
     p.threads = 0;
-    /* Free from the second check (step 16): the crew runs the rest. Its threads never wait
+    /* Free from the second check (step 4): the crew runs the rest. Its threads never wait
      * for a core, so a reading of a task waiting (a kernel worker's moment) does not send it
      * back to one thread. */
     memset(&late_log, 0, sizeof late_log);
@@ -766,18 +767,19 @@ static void test_late_crew(void)
     CHECK_EQ_INT(late_log.crew, 0);
     trn_field_dispose(&f);
     /* Its threads waiting a second for a core between checks: alone after the first window
-     * (step 24); at step 32 back, at 40 its waits read afresh, not judged; alone at 48. */
+     * (step 16: its waits first read at 8); at step 24 back, at 32 its waits read afresh, not
+     * judged; alone at 40. */
     memset(&late_log, 0, sizeof late_log);
     late_log.free_from = 2;
     late_log.wait_step = 1000000000LL;
     make_hills(&f, 96);
-    p.steps = 56;
+    p.steps = 48;
     CHECK_OK(trn_stream_power_run(&f, &p, &r, NULL, NULL, &e));
     CHECK_EQ_INT(late_log.late, 3);
     CHECK_EQ_INT(late_log.crew, 0);
     trn_field_dispose(&f);
-    /* Waits that cannot be read: the crew goes by the readings, alone at step 16 (a task
-     * waiting), back at 24, alone at 32. */
+    /* Waits that cannot be read: the crew goes by the readings, alone at step 8 (a task
+     * waiting), back at 16, alone at 24, back at 32. */
     memset(&late_log, 0, sizeof late_log);
     late_log.free_from = 2;
     late_log.wait_step = -1;
@@ -785,16 +787,16 @@ static void test_late_crew(void)
     p.steps = 40;
     CHECK_OK(trn_stream_power_run(&f, &p, &r, NULL, NULL, &e));
     CHECK(hash_field(&f) == hash_field(&ref));
-    CHECK_EQ_INT(late_log.late, 3);
+    CHECK_EQ_INT(late_log.late, 4);
     CHECK_EQ_INT(late_log.crew, 2);
     trn_field_dispose(&f);
-    /* Never free: a check at steps 8, 16, 24 and 32, and no crew. */
+    /* Never free: a check at steps 2, 4, 8, 16, 24 and 32, and no crew. */
     memset(&late_log, 0, sizeof late_log);
     make_hills(&f, 96);
     CHECK_OK(trn_stream_power_run(&f, &p, &r, NULL, NULL, &e));
     CHECK(hash_field(&f) == hash_field(&ref));
     CHECK(r.steps == 40);
-    CHECK_EQ_INT(late_log.late, 4);
+    CHECK_EQ_INT(late_log.late, 6);
     CHECK_EQ_INT(late_log.crew, 0);
     /* Cancelled at step 12, alone: nothing written back. */
     trn_field_dispose(&f);

@@ -599,6 +599,9 @@ static void sp_crew_waits_forget(sp_crew *c)
  * once, as OpenMP's passive threads do, since a spin would take the time slice the thread
  * being waited for needs. */
 #define SP_CREW_CHECK 8u
+#ifndef SP_LATE_FIRST
+#define SP_LATE_FIRST 2u
+#endif
 #define SP_CREW_WAIT_SHARE 8
 static void sp_crew_check(sp_crew *c, uint32_t step)
 {
@@ -713,10 +716,11 @@ static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, boo
 }
 
 /* The most threads a crew formed later in a small default run may have (1: none): a run whose
- * start found no core free steps alone, and reads again every SP_CREW_CHECK steps for free
- * cores as a crew's helpers waiting alone do. Under SP_IDLE_START_NS of readings a moment's
- * task (a kernel worker, the process's own exit beside it) sent a run of 100 steps on 257^2 to
- * one thread throughout: 4 of 14 quiet runs. */
+ * start found no core free steps alone, and reads again for free cores after SP_LATE_FIRST
+ * steps, then after twice as many, and so on to every SP_CREW_CHECK, as a crew's helpers
+ * waiting alone read. A task that held a core over SP_IDLE_START_NS of readings at the start (a
+ * kernel worker, the process's own exit beside it) had sent a run of 100 steps on 257^2 to one
+ * thread throughout (4 of 14 quiet runs); 2 steps later it was gone in 7 of 8 such starts. */
 static int sp_crew_late(const sp_state *s, const trn_stream_power_params *p, bool mfd)
 {
 #ifdef _OPENMP
@@ -2830,11 +2834,12 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
      * thread) do not reuse the threads OpenMP keeps between regions. */
     uint32_t from = 0;
 #ifdef _OPENMP
-    /* A small run that started alone: its steps by SP_CREW_CHECK until the cores it could use
-     * are free (read as sp_crew_check reads for helpers waiting alone), then a crew for the
-     * rest; on a busy machine no region is opened, as before. */
+    /* A small run that started alone: its steps by 2, 2, 4, then SP_CREW_CHECK until the cores
+     * it could use are free (read as sp_crew_check reads for helpers waiting alone), then a
+     * crew for the rest; on a busy machine no region is opened, as before. */
     while (!s.crew && late_most > 1 && from < p->steps && !st) {
-        const uint32_t to = p->steps - from > SP_CREW_CHECK ? from + SP_CREW_CHECK : p->steps;
+        const uint32_t len = from >= SP_CREW_CHECK ? SP_CREW_CHECK : from ? from : SP_LATE_FIRST;
+        const uint32_t to = p->steps - from > len ? from + len : p->steps;
         st = sp_steps(&s, p, from, to, rho8, salt, mfd, cell_area, &pr, report, &before, err);
         from = to;
         if (st || from == p->steps) break;
