@@ -691,13 +691,18 @@ static int sp_par_threads(const sp_state *s)
  * woke a sleeping thread, 30-50 us apiece, a tenth of the run on two threads), or on a small
  * one by default no more than the cores free now, read over SP_IDLE_START_NS: a task seen once
  * at the start (a process started beside the run, a kernel worker) often was gone a millisecond
- * later, and a run that went by one reading stayed on one thread throughout (100 steps on
- * 257^2: a third of the quiet runs on two threads took one thread's time). A crew that starts
- * alone instead cost a busy machine more: its region's end waits for the helper's wake-up and
- * then the caller's, each a time slice there (the same 100 steps beside two busy loops: 1.34
- * times one thread's time). */
-static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, bool mfd)
+ * later. A crew that starts alone cost a busy machine more: its region's end waits for the
+ * helper's wake-up and then the caller's, each a time slice there (the same 100 steps beside
+ * two busy loops: 1.34 times one thread's time). So a small run that finds no core free starts
+ * without one, and *late gets the most threads a crew it forms later may have (else 1): it
+ * reads again after SP_LATE_FIRST steps, then after twice as many, and so on to every
+ * SP_CREW_CHECK, as a crew's helpers waiting alone read. A task that held a core over the
+ * start's readings (a kernel worker, the process's own exit beside it) had sent a run of 100
+ * steps on 257^2 to one thread throughout (4 of 14 quiet runs); 2 steps later it was gone in 7
+ * of 8 such starts. */
+static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, bool mfd, int *late)
 {
+    *late = 1;
 #ifdef _OPENMP
     if (mfd || omp_in_parallel()) return 1;
     if (p->threads > 0) return p->threads < SP_CREW_MOST ? p->threads : SP_CREW_MOST;
@@ -705,28 +710,11 @@ static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, boo
     if (s->n >= SP_PARALLEL_MIN_SAMPLES) return most < SP_CREW_MOST ? (int)most : SP_CREW_MOST;
     if (most < 2) return 1;
     const long idle = SP_IDLE_CORES(most - 1, SP_IDLE_START_NS, TRN_IDLE_OWN_ASLEEP);
-    if (idle < 1) return 1;
+    if (idle < 1) {
+        *late = most < SP_CREW_MOST ? (int)most : SP_CREW_MOST;
+        return 1;
+    }
     return (int)(most < 1 + idle ? most : 1 + idle);
-#else
-    (void)s;
-    (void)p;
-    (void)mfd;
-    return 1;
-#endif
-}
-
-/* The most threads a crew formed later in a small default run may have (1: none): a run whose
- * start found no core free steps alone, and reads again for free cores after SP_LATE_FIRST
- * steps, then after twice as many, and so on to every SP_CREW_CHECK, as a crew's helpers
- * waiting alone read. A task that held a core over SP_IDLE_START_NS of readings at the start (a
- * kernel worker, the process's own exit beside it) had sent a run of 100 steps on 257^2 to one
- * thread throughout (4 of 14 quiet runs); 2 steps later it was gone in 7 of 8 such starts. */
-static int sp_crew_late(const sp_state *s, const trn_stream_power_params *p, bool mfd)
-{
-#ifdef _OPENMP
-    if (mfd || omp_in_parallel() || p->threads > 0 || s->n >= SP_PARALLEL_MIN_SAMPLES) return 1;
-    const int most = omp_get_max_threads();
-    return most < SP_CREW_MOST ? most : SP_CREW_MOST;
 #else
     (void)s;
     (void)p;
@@ -2812,8 +2800,8 @@ static trn_status sp_run(trn_field *field, const trn_stream_power_params *p, trn
      * no more than the cores free now. Otherwise a step opens about twenty parallel regions,
      * and on small grids their wake-ups cost more than the work, so by default one thread runs
      * them (an explicit thread count is kept: the results are the same). */
-    int crew_size = helped ? 1 : sp_crew_size(&s, p, mfd);
-    const int late_most = helped || crew_size > 1 ? 1 : sp_crew_late(&s, p, mfd);
+    int late_most = 1;
+    int crew_size = helped ? 1 : sp_crew_size(&s, p, mfd, &late_most);
     if (p->threads == 0 && s.n < SP_PARALLEL_MIN_SAMPLES) omp_set_num_threads(1);
     sp_crew own;
     if (crew_size > 1 && sp_crew_init(&own, crew_size)) {
