@@ -79,17 +79,18 @@ long trn_thread_self_id(void);
 
 /* How long thread tid of this process has been runnable and waiting for a core, all told (the
  * scheduler's run delay, /proc/self/task/TID/schedstat), ns; -1 where it cannot be read. Time
- * another program took from this thread's core shows here, a sleeping thread's does not: unlike
- * a reading of the cores free, a task that holds a core for microseconds counts for as much. */
+ * the thread lost to others on its core shows here, time it slept does not: unlike a reading of
+ * the cores free, a task that holds a core for microseconds counts only for those. */
 long long trn_thread_wait_ns(long tid);
 
 /* The CPU the calling thread runs on now (-1 where the system does not say). */
 int trn_thread_cpu(void);
 
-/* Moves the calling thread off cpu, where it runs there and may run elsewhere, and gives its
- * CPU affinity back as it was; true when it moved. A helper thread woken onto the CPU of the
- * thread it helps (a new thread placed by the load left on the CPUs, as on a virtual machine
- * after another process) shared it with that thread for 10-30 ms while the other CPU idled. */
+/* Moves the calling thread off cpu when it is running there and its CPU affinity allows
+ * another, then gives the affinity back as it was; true when it moved. A helper thread placed
+ * on the CPU of the thread it helps (a new thread placed by the load the last process left on
+ * the CPUs, as on a virtual machine) shared it with that thread for 10-30 ms while the other
+ * CPU idled. */
 bool trn_thread_leave_cpu(int cpu);
 
 /* Fine rows 0 .. fine_rows - 1 read onto coarse rows by nearest row (fine row j to coarse row

@@ -2525,9 +2525,8 @@ double trn_sp_surface_floor(const trn_stream_power_params *p)
     return p->sea_surface_depth > 0 ? p->sea_level - p->sea_surface_depth : -INFINITY;
 }
 
-/* The steps of trn_stream_power_run on the caller's thread (with s->crew, its passes shared
- * with the crew's helpers). */
-/* Steps [from, to) of the run's p->steps. */
+/* Steps [from, to) of trn_stream_power_run's p->steps on the caller's thread (with s->crew,
+ * its passes shared with the crew's helpers). */
 static trn_status sp_steps(sp_state *s, const trn_stream_power_params *p, uint32_t from,
                            uint32_t to, bool rho8, uint32_t salt, bool mfd, double cell_area,
                            trn_progress *pr, trn_stream_power_report *report, double **before,
