@@ -136,6 +136,15 @@ static void test_usage(void)
     CHECK_EQ_INT(cli("cook %s/missing.json -o %s/x", tmp, tmp), 1);
     CHECK_EQ_INT(cli("cook --help%s", ""), 0);
     CHECK_CONTAINS(out_text, "usage: terrane cook");
+    /* A recipe that does not parse: its line and column, and no output folder left behind. */
+    char bad[700], out[700];
+    snprintf(bad, sizeof bad, "%s/broken.json", tmp);
+    snprintf(out, sizeof out, "%s/never", tmp);
+    const char *text = "{\n  \"size\": [32, 32\n}\n";
+    CHECK(trn_test_write_file(bad, text, strlen(text)));
+    CHECK_EQ_INT(cli("cook %s -o %s", bad, out), 1);
+    CHECK_CONTAINS(err_text, "broken.json:3:1");
+    CHECK(!trn_test_exists(out));
 }
 
 static void test_project(void)

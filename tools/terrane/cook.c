@@ -783,8 +783,8 @@ int cli_verb_cook(cli_ctx *ctx, int argc, char **argv)
     memset(&sb, 0, sizeof sb); /* a built-in preset's id is a recipe, not a folder */
     if (strncmp(a.input, "builtin://", 10) != 0 && stat(a.input, &sb) != 0)
         return cli_failf(ctx, "%s: no such file or folder", a.input);
-    trn_error e;
-    if (trn_mkdir_p(a.out_dir, &e)) return cli_fail(ctx, &e);
+    /* The output folder is made where a payload is staged (cook_one), so a run that fails
+     * before leaves none behind. */
     job_list jobs = {NULL, 0, 0, NULL, 0};
     if (S_ISDIR(sb.st_mode)) {
         char out_real[PATH_MAX], root_real[PATH_MAX];
