@@ -526,12 +526,9 @@ static void sp_crew_quit(sp_crew *c)
  * program waits a time slice for it at every job, so small grids run on one thread on a busy
  * machine; the bytes are the same either way. Profiling builds may define
  * SP_IDLE_CORES(want, window, flags) to a number: a shared machine's benchmark runs as if
- * that many cores were free. The readings span 100 us between steps, 2 ms at a run's start
- * (a kernel worker or a process started beside the run often holds a core for a moment, for up
- * to 3 ms at a start here); at a start, and while the helpers wait alone, this process's
- * threads are not counted. Only the first reading's answer that would change what the run does
- * is read again (trn_cores_idle_steady). */
-#define SP_IDLE_START_NS 2000000L
+ * that many cores were free. The readings span 100 us; at a start, and while the helpers wait
+ * alone, this process's threads are not counted. Only the first reading's answer that would
+ * change what the run does is read again (trn_cores_idle_steady). */
 #ifndef SP_IDLE_CORES
 /* The reading, replaced by tests' scripted ones (trn_sp_idle_reader_set). */
 static long (*sp_idle_reader)(long want, long window_ns, unsigned flags) = trn_cores_idle_within;
@@ -689,9 +686,9 @@ static int sp_par_threads(const sp_state *s)
  * region; the threads asked for, or on a large grid OpenMP's count (the crew took the place of
  * a parallel region per job there: 20 steps on 1025^2 open 300, and each one's start and end
  * woke a sleeping thread, 30-50 us apiece, a tenth of the run on two threads), or on a small
- * one by default no more than the cores free now, read over SP_IDLE_START_NS: a task seen once
- * at the start (a process started beside the run, a kernel worker) often was gone a millisecond
- * later. A crew that starts alone cost a busy machine more: its region's end waits for the
+ * one by default no more than the cores free now, read over 100 us (a 2 ms window, to see a
+ * task at the start gone, cost a busy machine 2 ms of spinning at every run, 2% of 100 steps on
+ * 257^2; the check after SP_LATE_FIRST steps sees it gone instead). A crew that starts alone cost a busy machine more: its region's end waits for the
  * helper's wake-up and then the caller's, each a time slice there (the same 100 steps beside
  * two busy loops: 1.34 times one thread's time). So a small run that finds no core free starts
  * without one, and *late gets the most threads a crew it forms later may have (else 1): it
@@ -709,7 +706,7 @@ static int sp_crew_size(const sp_state *s, const trn_stream_power_params *p, boo
     const long most = omp_get_max_threads();
     if (s->n >= SP_PARALLEL_MIN_SAMPLES) return most < SP_CREW_MOST ? (int)most : SP_CREW_MOST;
     if (most < 2) return 1;
-    const long idle = SP_IDLE_CORES(most - 1, SP_IDLE_START_NS, TRN_IDLE_OWN_ASLEEP);
+    const long idle = SP_IDLE_CORES(most - 1, TRN_IDLE_WINDOW_NS, TRN_IDLE_OWN_ASLEEP);
     if (idle < 1) {
         *late = most < SP_CREW_MOST ? (int)most : SP_CREW_MOST;
         return 1;
