@@ -1247,6 +1247,22 @@ static void test_large_read(void)
     CHECK(progress_calls >= 3 && progress_monotonic && progress_last > 0.999999);
     CHECK(ter_equal(&parsed, &r1));
     CHECK(ter_equal(&parsed, &r3));
+    /* A copy checks the layer map in pieces too, beside the copy or after it: the warning of
+     * the one bad index deep in the map. */
+    char out[600];
+    tmp_path("large_copy.ter", out, sizeof out);
+    for (int threads = 1; threads <= 2; threads++) {
+#ifdef _OPENMP
+        omp_set_num_threads(threads);
+#endif
+        trn_ter info;
+        CHECK_OK(trn_ter_copy(path, out, NULL, 9, true, &info, NULL, NULL, &e));
+        CHECK_EQ_INT(info.warning_count, 1);
+        CHECK(has_warning(&info, "layer index 200"));
+        trn_ter_dispose(&info);
+        CHECK(copy_matches_write(path, out, 9, true));
+    }
+    remove(out);
     trn_ter c;
     reset_progress(1);
     CHECK_STATUS(trn_ter_read(path, NULL, &c, counting_progress, NULL, &e), TRN_ERR_CANCELLED);
