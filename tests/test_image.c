@@ -1060,6 +1060,49 @@ static void test_raw_read(void)
     rmdir(dir);
 }
 
+/* A raster of a million samples and more is decoded on every core: each sample its own bytes
+ * on 1 and 3 threads, in either byte order and as floats, the last sample too. */
+static void test_raw_decode_threads(void)
+{
+    const uint32_t w = 1024, h = 1025;
+    const size_t n = (size_t)w * h;
+    uint8_t *raw = malloc(4 * n);
+    CHECK(raw != NULL);
+    if (!raw) return;
+    for (size_t i = 0; i < 4 * n; i++)
+        raw[i] = (uint8_t)(i * 2654435761u >> 13);
+    const trn_raw_type types[3] = {TRN_RAW_U16_LE, TRN_RAW_U16_BE, TRN_RAW_F32_LE};
+    const int saved = max_threads();
+    for (int threads = 1; threads <= 3; threads += 2) {
+        test_set_threads(threads);
+        for (int t = 0; t < 3; t++) {
+            const size_t sb = types[t] == TRN_RAW_F32_LE ? 4 : 2;
+            trn_image img;
+            trn_error e;
+            CHECK_OK(trn_raw_decode(raw, sb * n, "big.raw", types[t], w, h, NULL, &img, &e));
+            bool same = true;
+            for (size_t i = 0; i < n; i++) {
+                const uint8_t *q = raw + sb * i;
+                if (types[t] == TRN_RAW_F32_LE) {
+                    uint32_t u = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
+                                 (uint32_t)q[3] << 24,
+                             got;
+                    memcpy(&got, (const float *)img.data + i, sizeof got);
+                    same = same && got == u;
+                } else {
+                    const uint16_t want = types[t] == TRN_RAW_U16_LE ? (uint16_t)(q[0] | q[1] << 8)
+                                                                     : (uint16_t)(q[0] << 8 | q[1]);
+                    same = same && ((const uint16_t *)img.data)[i] == want;
+                }
+            }
+            CHECK(same);
+            trn_image_dispose(&img);
+        }
+    }
+    test_set_threads(saved);
+    free(raw);
+}
+
 static void test_raw_write(void)
 {
     char dir[256], path[512];
@@ -1354,6 +1397,7 @@ int main(void)
     RUN(test_png_parallel_write);
     RUN(test_png_slow_first_band);
     RUN(test_raw_read);
+    RUN(test_raw_decode_threads);
     RUN(test_raw_write);
     RUN(test_field_orientation);
     RUN(test_field_round_trips);

@@ -480,8 +480,95 @@ static void test_height_scale(void)
     CHECK(lv.levels == 0 && lv.stored_min == 0 && lv.stored_max == 0);
 }
 
+/* trn_height_levels_count as one pass over the samples in order (its definition). */
+static void levels_reference(const float *h, size_t n, const trn_height_scale *sc,
+                             trn_height_levels *out)
+{
+    memset(out, 0, sizeof *out);
+    static float first[65536];
+    static bool seen[65536];
+    memset(seen, 0, sizeof seen);
+    uint32_t lo = 65535, hi = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double v = floor(((double)h[k] - sc->base) / sc->quantum + 0.5);
+        if (isnan(v)) {
+            out->nan++;
+            continue;
+        }
+        const uint32_t s = v < 0         ? (out->below++, 0u)
+                           : v > 65535.0 ? (out->above++, 65535u)
+                                         : (uint32_t)v;
+        if (!seen[s]) {
+            seen[s] = true;
+            first[s] = h[k];
+            out->levels++;
+        } else if (first[s] != h[k]) {
+            out->merged++;
+        }
+        lo = s < lo ? s : lo;
+        hi = s > hi ? s : hi;
+    }
+    if (out->levels) {
+        out->stored_min = (uint16_t)lo;
+        out->stored_max = (uint16_t)hi;
+    }
+}
+
+/* Large arrays are counted in blocks side by side: the same counts on 1, 2 and 3 threads as
+ * one pass in order, where each block's own first height on a level differs from the array's
+ * and the array's comes back later (merged is measured against the array's first), where
+ * they agree (whole levels, as a 16-bit input gives), and with NaN and clamped samples. */
+static void test_levels_blocks(void)
+{
+    const size_t n = 200003; /* not a multiple of 2 or 3 */
+    float *h = malloc(n * sizeof *h);
+    CHECK(h != NULL);
+    if (!h) return;
+    trn_height_scale sc = {0.0, 1.0};
+    uint32_t x = 12345u;
+#ifdef _OPENMP
+    const int saved = omp_get_max_threads();
+#endif
+    for (int pass = 0; pass < 3; pass++) {
+        for (size_t k = 0; k < n; k++) {
+            x = x * 1664525u + 1013904223u;
+            const float level = (float)(x >> 24); /* 256 levels */
+            if (pass == 0) /* four heights a level, in an order that differs block to block */
+                h[k] = level + 0.125f * (float)((x >> 8) & 3u);
+            else if (pass == 1) /* whole levels */
+                h[k] = level;
+            else /* and NaN, below 0 and above 65535 now and then */
+                h[k] = (x & 0xffu) == 7u    ? NAN
+                       : (x & 0xffu) == 9u  ? -3.0f
+                       : (x & 0xffu) == 11u ? 70000.0f + (float)(x >> 28)
+                                            : level + 0.25f * (float)((x >> 10) & 1u);
+        }
+        trn_height_levels want;
+        levels_reference(h, n, &sc, &want);
+        CHECK(want.merged > 0 || pass == 1);
+        for (int threads = 1; threads <= 3; threads++) {
+            test_set_threads(threads);
+            trn_height_levels got;
+            trn_error e;
+            CHECK_OK(trn_height_levels_count(h, n, &sc, &got, &e));
+            CHECK_EQ_INT(got.levels, want.levels);
+            CHECK_EQ_INT(got.merged, want.merged);
+            CHECK_EQ_INT(got.nan, want.nan);
+            CHECK_EQ_INT(got.below, want.below);
+            CHECK_EQ_INT(got.above, want.above);
+            CHECK_EQ_INT(got.stored_min, want.stored_min);
+            CHECK_EQ_INT(got.stored_max, want.stored_max);
+        }
+    }
+#ifdef _OPENMP
+    test_set_threads(saved);
+#endif
+    free(h);
+}
+
 int main(void)
 {
+    RUN(test_levels_blocks);
     RUN(test_bilinear_exact_on_plane);
     RUN(test_bicubic_on_quadratic);
     RUN(test_same_size_is_a_copy);

@@ -4,6 +4,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "core/checked.h"
 #include "core/progress.h"
@@ -745,53 +748,203 @@ uint16_t trn_height_scale_store(const trn_height_scale *scale, double height)
     return v >= 65535.0 ? 65535 : (uint16_t)v;
 }
 
+/* Samples below which the levels are counted on the calling thread. */
+#define LEVELS_PARALLEL_SAMPLES ((size_t)1 << 15)
+/* Blocks counted side by side at most (each holds 768 KiB of tables). */
+#define LEVELS_BLOCKS_MOST 8
+
+/* One contiguous block's count: its levels' first heights, samples and samples equal to that
+ * first height; "merged" over the whole array follows from these wherever a later block's first
+ * height on a level equals the array's (the float == on heights that are not NaN is an
+ * equivalence, so a sample differs from one exactly when it differs from the other). */
+typedef struct levels_block {
+    uint64_t seen[65536u / 64u];
+    uint64_t need[65536u / 64u]; /* levels whose first height differs from the array's */
+    float first[65536];
+    uint32_t n[65536], eq[65536];
+    uint64_t below, above, nan;
+    bool any_need;
+    uint32_t lo, hi;
+} levels_block;
+
+static inline int levels_ctz64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while (!(x & 1u)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* A height's stored value before clamping is counted (NaN, below 0, above 65535): the level
+ * it lands on, or -1 for NaN. */
+static inline int32_t levels_slot(const trn_height_scale *scale, float h, uint64_t *nan,
+                                  uint64_t *below, uint64_t *above)
+{
+    const double v = scale_level(scale, (double)h);
+    if (isnan(v)) {
+        (*nan)++;
+        return -1;
+    }
+    if (v < 0) {
+        (*below)++;
+        return 0;
+    }
+    if (v > 65535.0) {
+        (*above)++;
+        return 65535;
+    }
+    return (int32_t)v;
+}
+
+static void levels_block_count(const float *heights, size_t k0, size_t k1,
+                               const trn_height_scale *scale, levels_block *b)
+{
+    memset(b->seen, 0, sizeof b->seen);
+    memset(b->need, 0, sizeof b->need);
+    b->below = b->above = b->nan = 0;
+    b->any_need = false;
+    b->lo = 65535;
+    b->hi = 0;
+    for (size_t k = k0; k < k1; k++) {
+        const int32_t v = levels_slot(scale, heights[k], &b->nan, &b->below, &b->above);
+        if (v < 0) continue;
+        const uint32_t s = (uint32_t)v;
+        const uint64_t bit = (uint64_t)1 << (s & 63u);
+        if (!(b->seen[s >> 6] & bit)) {
+            b->seen[s >> 6] |= bit;
+            b->first[s] = heights[k];
+            b->n[s] = 1;
+            b->eq[s] = 1;
+        } else {
+            b->n[s]++;
+            b->eq[s] += b->first[s] == heights[k];
+        }
+        if (s < b->lo) b->lo = s;
+        if (s > b->hi) b->hi = s;
+    }
+}
+
+/* Samples k0 .. k1 of block b equal to the array's first height on the levels where b's own
+ * first height was another. */
+static uint64_t levels_block_same(const float *heights, size_t k0, size_t k1,
+                                  const trn_height_scale *scale, const levels_block *b,
+                                  const float *first)
+{
+    uint64_t same = 0, skip = 0;
+    for (size_t k = k0; k < k1; k++) {
+        const int32_t v = levels_slot(scale, heights[k], &skip, &skip, &skip);
+        if (v < 0) continue;
+        const uint32_t s = (uint32_t)v;
+        same += (b->need[s >> 6] >> (s & 63u) & 1u) && heights[k] == first[s];
+    }
+    return same;
+}
+
 trn_status trn_height_levels_count(const float *heights, size_t count,
                                    const trn_height_scale *scale, trn_height_levels *out,
                                    trn_error *err)
 {
     memset(out, 0, sizeof *out);
-    /* The first height seen on each stored value; a level is in use once it has one. */
+    int nb = 1;
+#ifdef _OPENMP
+    if (count >= LEVELS_PARALLEL_SAMPLES && !omp_in_parallel()) nb = omp_get_max_threads();
+#endif
+    if (nb > LEVELS_BLOCKS_MOST) nb = LEVELS_BLOCKS_MOST;
+    if ((size_t)nb > count) nb = 1;
+    /* The first height seen on each stored value in the whole array. */
     float *first = malloc(65536u * sizeof *first);
-    uint64_t *seen = calloc(65536u / 64u, sizeof *seen);
-    if (!first || !seen) {
+    levels_block *blocks = malloc((size_t)nb * sizeof *blocks);
+    if (!first || !blocks) {
         free(first);
-        free(seen);
+        free(blocks);
         return trn_error_set(err, TRN_ERR_NO_MEMORY, NULL, -1,
-                             "height levels: out of memory for the level table");
+                             "height levels: out of memory for the level tables");
     }
+    /* Blocks side by side, each over its own contiguous samples (one per thread). */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1) num_threads(nb) if (nb > 1)
+#endif
+    for (int b = 0; b < nb; b++)
+        levels_block_count(heights, count * (size_t)b / (size_t)nb,
+                           count * (size_t)(b + 1) / (size_t)nb, scale, &blocks[b]);
+    /* In index order: a level's first height is its first block's; a later block's samples
+     * count as merged but those equal to that height, known at once where the block's own
+     * first height is the same, else counted below. */
     uint32_t lo = 65535, hi = 0;
-    for (size_t k = 0; k < count; k++) {
-        const double v = scale_level(scale, (double)heights[k]);
-        if (isnan(v)) {
-            out->nan++;
-            continue;
+    bool more = false;
+    for (int b = 0; b < nb; b++) {
+        const levels_block *k = &blocks[b];
+        out->below += k->below;
+        out->above += k->above;
+        out->nan += k->nan;
+        if (k->lo < lo) lo = k->lo;
+        if (k->hi > hi) hi = k->hi;
+    }
+    for (uint32_t w = 0; w < 65536u / 64u; w++) {
+        uint64_t taken = 0;
+        for (int b = 0; b < nb; b++) {
+            levels_block *k = &blocks[b];
+            for (uint64_t m = k->seen[w]; m; m &= m - 1u) {
+                const uint32_t s = w * 64u + (uint32_t)levels_ctz64(m);
+                const uint64_t bit = (uint64_t)1 << (s & 63u);
+                out->merged += k->n[s] - k->eq[s];
+                if (!(taken & bit)) {
+                    taken |= bit;
+                    first[s] = k->first[s];
+                    out->levels++;
+                } else if (k->first[s] != first[s]) {
+                    out->merged += k->eq[s];
+                    k->need[w] |= bit;
+                    k->any_need = true;
+                    more = true;
+                }
+            }
         }
-        uint32_t s;
-        if (v < 0) {
-            out->below++;
-            s = 0;
-        } else if (v > 65535.0) {
-            out->above++;
-            s = 65535;
-        } else {
-            s = (uint32_t)v;
+    }
+    if (more) {
+        /* The samples of the blocks that need it, cut into nb equal parts side by side. */
+        size_t at[LEVELS_BLOCKS_MOST + 1], from[LEVELS_BLOCKS_MOST];
+        int who[LEVELS_BLOCKS_MOST], nw = 0;
+        size_t total = 0;
+        for (int b = 0; b < nb; b++) {
+            if (!blocks[b].any_need) continue;
+            const size_t k0 = count * (size_t)b / (size_t)nb;
+            who[nw] = b;
+            from[nw] = k0;
+            at[nw++] = total;
+            total += count * (size_t)(b + 1) / (size_t)nb - k0;
         }
-        const uint64_t bit = (uint64_t)1 << (s & 63u);
-        if (!(seen[s >> 6] & bit)) {
-            seen[s >> 6] |= bit;
-            first[s] = heights[k];
-            out->levels++;
-        } else if (first[s] != heights[k]) {
-            out->merged++;
+        at[nw] = total;
+        uint64_t same[LEVELS_BLOCKS_MOST];
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1) num_threads(nb) if (nb > 1)
+#endif
+        for (int q = 0; q < nb; q++) {
+            const size_t p0 = total * (size_t)q / (size_t)nb;
+            const size_t p1 = total * (size_t)(q + 1) / (size_t)nb;
+            uint64_t c = 0;
+            for (int w = 0; w < nw; w++) {
+                const size_t a = p0 > at[w] ? p0 : at[w], z = p1 < at[w + 1] ? p1 : at[w + 1];
+                if (a < z)
+                    c += levels_block_same(heights, from[w] + (a - at[w]),
+                                           from[w] + (z - at[w]), scale, &blocks[who[w]], first);
+            }
+            same[q] = c;
         }
-        if (s < lo) lo = s;
-        if (s > hi) hi = s;
+        for (int q = 0; q < nb; q++)
+            out->merged -= same[q];
     }
     if (out->levels) {
         out->stored_min = (uint16_t)lo;
         out->stored_max = (uint16_t)hi;
     }
     free(first);
-    free(seen);
+    free(blocks);
     return TRN_OK;
 }
