@@ -8,6 +8,7 @@
 #include <omp.h>
 #endif
 
+#include "core/bits.h"
 #include "core/checked.h"
 #include "core/progress.h"
 #include "terrane/resample.h"
@@ -767,20 +768,6 @@ typedef struct levels_block {
     uint32_t lo, hi;
 } levels_block;
 
-static inline int levels_ctz64(uint64_t x)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(x);
-#else
-    int n = 0;
-    while (!(x & 1u)) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-#endif
-}
-
 /* A height's stored value before clamping is counted (NaN, below 0, above 65535): the level
  * it lands on, or -1 for NaN. */
 static inline int32_t levels_slot(const trn_height_scale *scale, float h, uint64_t *nan,
@@ -891,7 +878,7 @@ trn_status trn_height_levels_count(const float *heights, size_t count,
         for (int b = 0; b < nb; b++) {
             levels_block *k = &blocks[b];
             for (uint64_t m = k->seen[w]; m; m &= m - 1u) {
-                const uint32_t s = w * 64u + (uint32_t)levels_ctz64(m);
+                const uint32_t s = w * 64u + (uint32_t)trn_ctz64(m);
                 const uint64_t bit = (uint64_t)1 << (s & 63u);
                 out->merged += k->n[s] - k->eq[s];
                 if (!(taken & bit)) {

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/bits.h"
 #include "core/checked.h"
 #include "core/huge_alloc.h"
 #include "core/progress.h"
@@ -96,22 +97,8 @@ static double sp_newton(double h0, double hr, double fd, double n_exp)
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SP_PREFETCH(...) __builtin_prefetch(__VA_ARGS__)
-static inline int sp_ctz64(uint64_t x)
-{
-    return __builtin_ctzll(x);
-}
 #else
 #define SP_PREFETCH(...) ((void)0)
-/* The lowest set bit of x (not 0). */
-static inline int sp_ctz64(uint64_t x)
-{
-    int n = 0;
-    while (!(x & 1u)) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-}
 #endif
 
 /* The per-sample arrays: on huge pages where the system offers them. The stages walk them in
@@ -1396,7 +1383,7 @@ static bool sp_passes(const sp_state *s, sp_pass_table *t, uint8_t *flags, uint3
             uint64_t w;
             memcpy(&w, flags + i0, sizeof w);
             while (w) {
-                const int bit = sp_ctz64(w) & ~7;
+                const int bit = trn_ctz64(w) & ~7;
                 const uint32_t i = i0 + (uint32_t)(bit >> 3);
                 unsigned f = (unsigned)(w >> bit) & 0xffu;
                 w &= ~(0xffull << bit);
@@ -1404,7 +1391,7 @@ static bool sp_passes(const sp_state *s, sp_pass_table *t, uint8_t *flags, uint3
                 const uint32_t bv = bm[i];
                 const double hv = h[v];
                 while (f) {
-                    const int d = sp_ctz64(f);
+                    const int d = trn_ctz64(f);
                     f &= f - 1u;
                     const size_t q = (size_t)((int64_t)v + s->off[d]);
                     const uint32_t bq = b[q];
@@ -1976,13 +1963,13 @@ static void sp_mfd_route(sp_state *s, double cell_area)
         if (!m) continue;
         double sl[8], sum = 0;
         for (unsigned b = m; b; b &= b - 1u) {
-            const int d = sp_ctz64(b);
+            const int d = trn_ctz64(b);
             sl[d] = (h[v] - h[(size_t)((int64_t)v + s->off[d])]) * s->inv_dist[d];
             sum += sl[d];
         }
         const bool one = (m & (m - 1u)) == 0;
         for (; m; m &= m - 1u) {
-            const int d = sp_ctz64(m);
+            const int d = trn_ctz64(m);
             const uint32_t q = (uint32_t)((int64_t)v + s->off[d]);
             a[q] += one ? a[v] : a[v] * (sl[d] / sum);
             if (--deg[q] == 0) order[tail++] = q;
@@ -2026,7 +2013,7 @@ static void sp_mfd_incise(sp_state *s, const trn_stream_power_params *p)
         const double h0 = h[v];
         double hj[8], w[8], sum = 0, hmax = -INFINITY;
         for (unsigned b = m; b; b &= b - 1u) {
-            const int d = sp_ctz64(b);
+            const int d = trn_ctz64(b);
             const size_t q = (size_t)((int64_t)v + s->off[d]);
             hj[d] = h[q];
             w[d] = (old[v] - old[q]) * s->inv_dist[d];
@@ -2041,7 +2028,7 @@ static void sp_mfd_incise(sp_state *s, const trn_stream_power_params *p)
         if (linear) {
             double num = h0, den = 1.0;
             for (unsigned b = m; b; b &= b - 1u) {
-                const int d = sp_ctz64(b);
+                const int d = trn_ctz64(b);
                 const double f = F * (w[d] / sum) / s->dist[d];
                 num += f * hj[d];
                 den += f;
@@ -2052,14 +2039,14 @@ static void sp_mfd_incise(sp_state *s, const trn_stream_power_params *p)
             /* Newton on g(x) = x - h0 + sum fd_j (x - z_j)^n, x in (max z_j, h0]. */
             double fd[8];
             for (unsigned b = m; b; b &= b - 1u) {
-                const int d = sp_ctz64(b);
+                const int d = trn_ctz64(b);
                 fd[d] = F * (w[d] / sum) / pow(s->dist[d], n_exp);
             }
             double x = h0;
             for (int it = 0; it < 50; it++) {
                 double g = x - h0, gp = 1.0;
                 for (unsigned b = m; b; b &= b - 1u) {
-                    const int d = sp_ctz64(b);
+                    const int d = trn_ctz64(b);
                     const double dh = x - hj[d];
                     if (dh <= 0) continue;
                     g += fd[d] * pow(dh, n_exp);
@@ -2117,7 +2104,7 @@ static void deposit_range(sp_state *s, const trn_stream_power_params *p, double 
         double pv = 0.0, qv = 0.0;
         /* The donors' bits from the lowest up: code order. */
         for (uint64_t m = dmask[v]; m; m &= m - 1u) {
-            const uint32_t j = (uint32_t)((int64_t)v + off[sp_ctz64(m)]);
+            const uint32_t j = (uint32_t)((int64_t)v + off[trn_ctz64(m)]);
             const double z0 = h[j];
             const uint32_t a = area[j];
             double F = 0.0;
