@@ -164,7 +164,7 @@ uint16_t trn_height_scale_store(const trn_height_scale *scale, double height);
  * how many samples share their stored value with a different height (merged: the detail the
  * 16-bit output loses; 0 when every level holds one height, as a 16-bit input's own values
  * do). Large arrays are counted on OpenMP's threads (up to 8), the same counts on any number.
- * Errors: TRN_ERR_NO_MEMORY (0.8 MiB of working memory a thread); *out is zeroed first. */
+ * Errors: TRN_ERR_NO_MEMORY (0.3 MiB of working memory a thread); *out is zeroed first. */
 typedef struct trn_height_levels {
     uint32_t levels;
     uint16_t stored_min, stored_max; /* 0, 0 when no sample is finite */

@@ -751,19 +751,19 @@ uint16_t trn_height_scale_store(const trn_height_scale *scale, double height)
 
 /* Samples below which the levels are counted on the calling thread. */
 #define LEVELS_PARALLEL_SAMPLES ((size_t)1 << 15)
-/* Blocks counted side by side at most (each holds 768 KiB of tables). */
+/* Blocks counted side by side at most (each holds 272 KiB of tables). */
 #define LEVELS_BLOCKS_MOST 8
 
-/* One contiguous block's count: its levels' first heights, samples and samples equal to that
- * first height; "merged" over the whole array follows from these wherever a later block's first
- * height on a level equals the array's (the float == on heights that are not NaN is an
- * equivalence, so a sample differs from one exactly when it differs from the other). */
+/* One contiguous block's count as one pass in order gives it: its levels' first heights and its
+ * samples unlike their level's first height there. That is the whole array's count wherever a
+ * later block's first height on a level equals the array's (the float == on heights that are not
+ * NaN is an equivalence, so a sample differs from one exactly when it differs from the other);
+ * the other levels are counted again (levels_block_fix). */
 typedef struct levels_block {
     uint64_t seen[65536u / 64u];
     uint64_t need[65536u / 64u]; /* levels whose first height differs from the array's */
     float first[65536];
-    uint32_t n[65536], eq[65536];
-    uint64_t below, above, nan;
+    uint64_t below, above, nan, merged;
     bool any_need;
     uint32_t lo, hi;
 } levels_block;
@@ -794,7 +794,7 @@ static void levels_block_count(const float *heights, size_t k0, size_t k1,
 {
     memset(b->seen, 0, sizeof b->seen);
     memset(b->need, 0, sizeof b->need);
-    b->below = b->above = b->nan = 0;
+    b->below = b->above = b->nan = b->merged = 0;
     b->any_need = false;
     b->lo = 65535;
     b->hi = 0;
@@ -806,31 +806,30 @@ static void levels_block_count(const float *heights, size_t k0, size_t k1,
         if (!(b->seen[s >> 6] & bit)) {
             b->seen[s >> 6] |= bit;
             b->first[s] = heights[k];
-            b->n[s] = 1;
-            b->eq[s] = 1;
-        } else {
-            b->n[s]++;
-            b->eq[s] += b->first[s] == heights[k];
+        } else if (b->first[s] != heights[k]) {
+            b->merged++;
         }
         if (s < b->lo) b->lo = s;
         if (s > b->hi) b->hi = s;
     }
 }
 
-/* Samples k0 .. k1 of block b equal to the array's first height on the levels where b's own
- * first height was another. */
-static uint64_t levels_block_same(const float *heights, size_t k0, size_t k1,
-                                  const trn_height_scale *scale, const levels_block *b,
-                                  const float *first)
+/* What samples k0 .. k1 of block b change in merged on the levels where b's first height was
+ * not the array's: counted against the array's first height, not the block's. */
+static int64_t levels_block_fix(const float *heights, size_t k0, size_t k1,
+                                const trn_height_scale *scale, const levels_block *b,
+                                const float *first)
 {
-    uint64_t same = 0, skip = 0;
+    int64_t fix = 0;
+    uint64_t skip = 0;
     for (size_t k = k0; k < k1; k++) {
         const int32_t v = levels_slot(scale, heights[k], &skip, &skip, &skip);
         if (v < 0) continue;
         const uint32_t s = (uint32_t)v;
-        same += (b->need[s >> 6] >> (s & 63u) & 1u) && heights[k] == first[s];
+        if (!(b->need[s >> 6] >> (s & 63u) & 1u)) continue;
+        fix += (heights[k] == b->first[s]) - (heights[k] == first[s]);
     }
-    return same;
+    return fix;
 }
 
 trn_status trn_height_levels_count(const float *heights, size_t count,
@@ -860,9 +859,8 @@ trn_status trn_height_levels_count(const float *heights, size_t count,
     for (int b = 0; b < nb; b++)
         levels_block_count(heights, count * (size_t)b / (size_t)nb,
                            count * (size_t)(b + 1) / (size_t)nb, scale, &blocks[b]);
-    /* In index order: a level's first height is its first block's; a later block's samples
-     * count as merged but those equal to that height, known at once where the block's own
-     * first height is the same, else counted below. */
+    /* In index order: a level's first height is its first block's; a later block whose own
+     * first height there is another counts that level again below. */
     uint32_t lo = 65535, hi = 0;
     bool more = false;
     for (int b = 0; b < nb; b++) {
@@ -870,6 +868,7 @@ trn_status trn_height_levels_count(const float *heights, size_t count,
         out->below += k->below;
         out->above += k->above;
         out->nan += k->nan;
+        out->merged += k->merged;
         if (k->lo < lo) lo = k->lo;
         if (k->hi > hi) hi = k->hi;
     }
@@ -880,13 +879,11 @@ trn_status trn_height_levels_count(const float *heights, size_t count,
             for (uint64_t m = k->seen[w]; m; m &= m - 1u) {
                 const uint32_t s = w * 64u + (uint32_t)trn_ctz64(m);
                 const uint64_t bit = (uint64_t)1 << (s & 63u);
-                out->merged += k->n[s] - k->eq[s];
                 if (!(taken & bit)) {
                     taken |= bit;
                     first[s] = k->first[s];
                     out->levels++;
                 } else if (k->first[s] != first[s]) {
-                    out->merged += k->eq[s];
                     k->need[w] |= bit;
                     k->any_need = true;
                     more = true;
@@ -908,24 +905,24 @@ trn_status trn_height_levels_count(const float *heights, size_t count,
             total += count * (size_t)(b + 1) / (size_t)nb - k0;
         }
         at[nw] = total;
-        uint64_t same[LEVELS_BLOCKS_MOST];
+        int64_t fix[LEVELS_BLOCKS_MOST];
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static, 1) num_threads(nb) if (nb > 1)
 #endif
         for (int q = 0; q < nb; q++) {
             const size_t p0 = total * (size_t)q / (size_t)nb;
             const size_t p1 = total * (size_t)(q + 1) / (size_t)nb;
-            uint64_t c = 0;
+            int64_t c = 0;
             for (int w = 0; w < nw; w++) {
                 const size_t a = p0 > at[w] ? p0 : at[w], z = p1 < at[w + 1] ? p1 : at[w + 1];
                 if (a < z)
-                    c += levels_block_same(heights, from[w] + (a - at[w]),
-                                           from[w] + (z - at[w]), scale, &blocks[who[w]], first);
+                    c += levels_block_fix(heights, from[w] + (a - at[w]), from[w] + (z - at[w]),
+                                          scale, &blocks[who[w]], first);
             }
-            same[q] = c;
+            fix[q] = c;
         }
         for (int q = 0; q < nb; q++)
-            out->merged -= same[q];
+            out->merged = (uint64_t)((int64_t)out->merged + fix[q]);
     }
     if (out->levels) {
         out->stored_min = (uint16_t)lo;
