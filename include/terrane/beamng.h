@@ -133,9 +133,10 @@ trn_status trn_ter_write(const char *path, const trn_ter *ter, uint8_t version,
                          trn_progress_fn progress, void *user, trn_error *err);
 
 /* Copy the .ter at in to out as trn_ter_read then trn_ter_write would (the same checks and
- * errors, the same bytes), without holding the maps: a modern input is checked through a
- * read-only map and its bytes are copied file to file inside the kernel, then the output is
- * synced and renamed into place. The output has the given version (7, 8 or 9); the input's
+ * errors, the same bytes), without holding the maps: a modern input's names are checked
+ * through a read-only map and its bytes are copied file to file inside the kernel, while a
+ * second thread (where OpenMP allows more than one) reads the layer map for its warnings; then
+ * the output is synced and renamed into place. The output has the given version (7, 8 or 9); the input's
  * extra maps are kept when keep_extra is true and version is the input's own, else dropped.
  * out is untouched when the input is refused, changes while it is copied, or progress
  * cancels. info (may be NULL) receives the input as read, without its maps (heights, layers
