@@ -768,8 +768,7 @@ typedef struct levels_block {
     uint32_t lo, hi;
 } levels_block;
 
-/* A height's stored value before clamping is counted (NaN, below 0, above 65535): the level
- * it lands on, or -1 for NaN. */
+/* The level a height is stored on, or -1 for NaN (NaN, below 0 and above 65535 counted). */
 static inline int32_t levels_slot(const trn_height_scale *scale, float h, uint64_t *nan,
                                   uint64_t *below, uint64_t *above)
 {
