@@ -1090,9 +1090,9 @@ static void test_raw_decode_threads(void)
                     memcpy(&got, (const float *)img.data + i, sizeof got);
                     same = same && got == u;
                 } else {
-                    const uint16_t want = types[t] == TRN_RAW_U16_LE ? (uint16_t)(q[0] | q[1] << 8)
-                                                                     : (uint16_t)(q[0] << 8 | q[1]);
-                    same = same && ((const uint16_t *)img.data)[i] == want;
+                    const unsigned lo = q[types[t] == TRN_RAW_U16_LE ? 0 : 1];
+                    const unsigned hi = q[types[t] == TRN_RAW_U16_LE ? 1 : 0];
+                    same = same && ((const uint16_t *)img.data)[i] == (hi << 8 | lo);
                 }
             }
             CHECK(same);
