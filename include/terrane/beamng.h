@@ -136,8 +136,9 @@ trn_status trn_ter_write(const char *path, const trn_ter *ter, uint8_t version,
  * errors, the same bytes), without holding the maps: a modern input's names are checked
  * through a read-only map and its bytes are copied file to file inside the kernel, while a
  * second thread (where OpenMP allows more than one) reads the layer map for its warnings; then
- * the output is synced and renamed into place. The output has the given version (7, 8 or 9); the input's
- * extra maps are kept when keep_extra is true and version is the input's own, else dropped.
+ * the output is synced and renamed into place. The output has the given version (7, 8 or 9);
+ * the input's extra maps are kept when keep_extra is true and version is the input's own, else
+ * dropped.
  * out is untouched when the input is refused, changes while it is copied, or progress
  * cancels. info (may be NULL) receives the input as read, without its maps (heights, layers
  * and extra_maps NULL; dispose it with trn_ter_dispose): version, layout, size, extra_count,

@@ -841,7 +841,6 @@ trn_status trn_height_levels_count(const float *heights, size_t count,
     if (count >= LEVELS_PARALLEL_SAMPLES && !omp_in_parallel()) nb = omp_get_max_threads();
 #endif
     if (nb > LEVELS_BLOCKS_MOST) nb = LEVELS_BLOCKS_MOST;
-    if ((size_t)nb > count) nb = 1;
     /* The first height seen on each stored value in the whole array. */
     float *first = malloc(65536u * sizeof *first);
     levels_block *blocks = malloc((size_t)nb * sizeof *blocks);

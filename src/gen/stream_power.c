@@ -675,9 +675,10 @@ static int sp_par_threads(const sp_state *s)
  * woke a sleeping thread, 30-50 us apiece, a tenth of the run on two threads), or on a small
  * one by default no more than the cores free now, read over 100 us (a 2 ms window, to see a
  * task at the start gone, cost a busy machine 2 ms of spinning at every run, 2% of 100 steps on
- * 257^2; the check after SP_LATE_FIRST steps sees it gone instead). A crew that starts alone cost a busy machine more: its region's end waits for the
- * helper's wake-up and then the caller's, each a time slice there (the same 100 steps beside
- * two busy loops: 1.34 times one thread's time). So a small run that finds no core free starts
+ * 257^2; the check after SP_LATE_FIRST steps sees it gone instead). A crew that starts alone
+ * cost a busy machine more: its region's end waits for the helper's wake-up and then the
+ * caller's, each a time slice there (the same 100 steps beside two busy loops: 1.34 times one
+ * thread's time). So a small run that finds no core free starts
  * without one, and *late gets the most threads a crew it forms later may have (else 1): it
  * reads again after SP_LATE_FIRST steps, then after twice as many, and so on to every
  * SP_CREW_CHECK, as a crew's helpers waiting alone read. A task that held a core over the

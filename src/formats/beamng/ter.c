@@ -1189,9 +1189,9 @@ trn_status trn_ter_copy(const char *in, const char *out, const trn_ter_limits *l
     }
     if (ok && !job.ok) {
         ok = false;
-        st =
-            trn_error_set(err, TRN_ERR_IO, in, (int64_t)job.failed_at,
-                          "cannot read the layer map: %s", strerror(job.errnum ? job.errnum : EIO));
+        const int e = job.errnum ? job.errnum : EIO;
+        st = trn_error_set(err, TRN_ERR_IO, in, (int64_t)job.failed_at,
+                           "cannot read the layer map: %s", strerror(e));
     }
     const unsigned max_non_hole = job.max;
     /* The rest is fsync and rename. */
